@@ -21,13 +21,18 @@ from . import (
     draft_below,
     draft_decay,
     draft_divisors,
+    draft_draws,
     draft_guards,
     draft_masked,
     draft_moments,
     draft_periods,
+    draft_pixels,
     draft_relations,
+    draft_relax,
     draft_roles,
+    draft_rows,
     draft_shared,
+    draft_states,
     draft_values,
     draft_within,
     extents,
@@ -309,8 +314,10 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     cycled, cycles = draft_values.cycles(fn, float_arrays, floats & free)
     small.update({n: (CYCLES, CYCLES_WHY) for n in cycles})
     small.update(draft_guards.guard_values(fn, floats & free, free - floats, unit.defines))
+    small.update(draft_relax.relaxation_values(fn, floats & free, free - floats - set(small)))
 
     positive = draft_roles.positive_inputs(fn, float_arrays) | draft_divisors.summed_divisors(fn, float_arrays)
+    positive |= draft_divisors.offset_divisors(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
     units = draft_roles.unit_inputs(fn, float_arrays) - positive
     powers = draft_roles.exponents(fn, floats)
@@ -320,6 +327,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     averages = draft_moments.average_values(unit, kernel.name, floats & free)
     int_arrays = {p.name for p in kernel.params if p.is_pointer and is_int(element_type(p))}
     small.update(draft_divisors.count_scale_values(fn, floats & free - set(small), int_arrays))
+    small.update(draft_divisors.dividend_values(fn, floats & free - set(small)))
     halved = draft_divisors.halved_divisors(fn, free - floats)
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
@@ -557,6 +565,10 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     guesses[:0] = [(f"args.{p.name}", said) for p in kernel.params if (said := struct_by_value(p, unit))]
     _scale_thresholds(fn, args, guesses)
     draft_decay.decayed(fn, args, guesses)
+    draft_draws.drawn(fn, floats, args, guesses)
+    draft_pixels.intensities(fn, args, guesses)
+    draft_states.states(fn, args, guesses)
+    draft_rows.strides_past_spans(fn, args, guesses, "an int that sizes nothing")
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name,

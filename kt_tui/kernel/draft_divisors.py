@@ -8,6 +8,7 @@ drawn positive, else the sum of values of both signs comes near 0 and the quotie
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import cuda_ast
@@ -239,4 +240,77 @@ def summed_divisors(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
                 out.add(held)
             elif v.type in ("subscript_expression", "identifier") and held in given and held != name and depth < 3:
                 stack += [(g, depth + 1) for g in given[held]]
+    return out
+
+
+_POSITIVE_CONSTANT = re.compile(r"^(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?$")
+
+
+def offset_divisors(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
+    """Arrays of `arrays` a load of which (or a local declared as the load alone) is a term of a sum with a
+    positive constant that divides (`x / (w + 1.0f)`, `x / (1 + c[i])`): a count or a weight, not negative,
+    since a value near minus the constant makes the quotient blow up."""
+    if fn.body is None or not arrays:
+        return set()
+    nodes = list(cuda_ast.walk(fn.body))
+    held: dict[str, set[str]] = {}  # a local -> the array the load it is declared as alone reads
+    for n in nodes:
+        if n.type == "init_declarator":
+            d, v = n.child_by_field_name("declarator"), unwrapped(n.child_by_field_name("value"))
+            if d is not None and d.type == "identifier" and v is not None and v.type == "subscript_expression":
+                held.setdefault(text(d), set()).add(text(v.child_by_field_name("argument")))
+    out: set[str] = set()
+    for n in nodes:
+        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "/":
+            continue
+        s = unwrapped(n.child_by_field_name("right"))
+        if s is None or s.type != "binary_expression" or text(s.child_by_field_name("operator")) != "+":
+            continue
+        terms = [unwrapped(s.child_by_field_name(f)) for f in ("left", "right")]
+        if not any(t is not None and _POSITIVE_CONSTANT.match(text(t)) for t in terms):
+            continue
+        for t in terms:
+            if t is not None and t.type == "subscript_expression":
+                out.add(text(t.child_by_field_name("argument")))
+            elif t is not None and t.type == "identifier":
+                out |= held.get(text(t), set())
+    return out & arrays
+
+
+_UNIT = re.compile(r"^(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?$")
+UNIT_FRACTION = 0.75  # of the constant a scalar is divided by: a quantity in that constant's unit, not a whole one
+
+
+def dividend_values(fn: cuda_ast.Function, floats: set[str]) -> dict[str, tuple[float, str]]:
+    """Float scalars of `floats` only ever divided by one float constant above 1 (`hue_deg / 60.0f`,
+    `ms / 1000.0f`: a quantity converted to another unit): UNIT_FRACTION of that constant, so the
+    converted value is near 1 as the code expects, not a sliver of it."""
+    if fn.body is None or not floats:
+        return {}
+    divided: dict[str, set[float]] = {}
+    other: set[str] = set()
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "identifier" or text(n) not in floats:
+            continue
+        up, child = n.parent, n
+        while up is not None and up.type == "parenthesized_expression":
+            up, child = up.parent, up
+        right = up.child_by_field_name("right") if up is not None and up.type == "binary_expression" else None
+        if up is not None and right is not None and text(up.child_by_field_name("operator")) == "/":
+            if right.start_byte != child.start_byte and _UNIT.match(text(right)):
+                value = float(text(right).rstrip("fF"))
+                if value > 1:
+                    divided.setdefault(text(n), set()).add(value)
+                    continue
+        other.add(text(n))
+    out: dict[str, tuple[float, str]] = {}
+    for name, values in divided.items():
+        if name not in other and len(values) == 1:
+            unit = values.pop()
+            value = round(UNIT_FRACTION * unit, 6)
+            out[name] = (
+                value,
+                f"it is only divided by {unit:g} (a quantity converted to another unit): "
+                f"{UNIT_FRACTION} of it, so the converted value is near 1, not a sliver; set the value you use",
+            )
     return out

@@ -26,6 +26,17 @@ ADDED_TOLERANCE_WHY = (
     "(|a - b| <= atol + rtol * |b|): small, so the other term decides most comparisons; 0 would pass a kernel "
     "that drops it"
 )
+BRACKET_TOLERANCE = 1e-3  # a bracket's width at which halving stops: far below the data, above float rounding
+BRACKET_TOLERANCE_WHY = (
+    "compared with a difference in a loop's test (`while (hi - lo > tol)`: the width at which a bisection or an "
+    "iteration stops): small, so the loop runs many steps; near the data's scale it would stop at once"
+)
+LOG_CUT = 0.1  # a fraction whose log lowers a cut below a value: a tenth, so some values pass and some not
+LOG_CUT_WHY = (
+    "its log is added to a value that is then compared with (`x >= m + t * log(p)`: a cut a fraction p below a "
+    "largest value, in log space): a fraction in (0, 1), small, so some values pass and some are cut; above 1 "
+    "the cut passes the largest value and everything is cut"
+)
 FLOOR_WHY = (
     "the floor of a max that a log, a root or a denominator takes (it keeps that off 0): small, far below the "
     "data, else it hides every value under it"
@@ -136,6 +147,111 @@ def tolerances(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     for name in floats:
         uses = _uses(fn, name)
         if uses and all(_against_magnitude(u, locals_) for u in uses):
+            out.add(name)
+    return out
+
+
+_LOOPS = ("for_statement", "while_statement", "do_statement")
+
+
+def _in_loop_test(n: Node) -> bool:
+    """Whether `n` lies in a loop's condition, or in the condition of an `if` whose branch is `break`."""
+    child, up = n, n.parent
+    for _ in range(64):
+        if up is None or up.type in ("compound_statement", "function_definition"):
+            return False
+        if up.type in _LOOPS and child.start_byte == getattr(up.child_by_field_name("condition"), "start_byte", -1):
+            return True
+        if up.type == "if_statement" and child.start_byte == getattr(
+            up.child_by_field_name("condition"), "start_byte", -1
+        ):
+            branch = strip_parens(up.child_by_field_name("consequence"))
+            return branch is not None and text(branch).replace(" ", "").strip("{};\n") == "break"
+        child, up = up, up.parent
+    return False
+
+
+def _against_difference(use: Node) -> bool:
+    """Whether `use` is one side of an ordering whose other side is a difference (`hi - lo > tol`)."""
+    cmp = _up(use)
+    if cmp is None or cmp.type != "binary_expression":
+        return False
+    if text(cmp.child_by_field_name("operator")) not in ("<", "<=", ">", ">="):
+        return False
+    sides = [strip_parens(cmp.child_by_field_name(f)) for f in ("left", "right")]
+    other = next((s for s in sides if s is not None and s.start_byte != use.start_byte), None)
+    return (
+        other is not None and other.type == "binary_expression" and text(other.child_by_field_name("operator")) == "-"
+    )
+
+
+def bracket_tolerances(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float scalar arguments used only in orderings against a difference, at least one in a loop's test
+    (`for (...; hi - lo > tol; ...)`, `if (b - a < tol) break;`): the width where an iteration stops."""
+    if fn.body is None:
+        return set()
+    out: set[str] = set()
+    for name in floats:
+        uses = _uses(fn, name)
+        if uses and all(_against_difference(u) for u in uses) and any(_in_loop_test(u) for u in uses):
+            out.add(name)
+    return out
+
+
+_LOGS = ("logf", "log", "__logf", "log2f", "log2", "__log2f", "log10f", "log10", "__log10f")
+
+
+def _compared_sum(n: Node, body: Node) -> bool:
+    """Whether `n` (a log's call) is a factor of a term of a sum that is a side of an ordering, directly or
+    as the value of a local every later use of which is one."""
+    up = _up(n)
+    while up is not None and up.type == "binary_expression" and text(up.child_by_field_name("operator")) == "*":
+        n, up = up, _up(up)
+    if up is None or up.type != "binary_expression" or text(up.child_by_field_name("operator")) not in ("+", "-"):
+        return False
+    while (above := _up(up)) is not None and above.type == "binary_expression":
+        if text(above.child_by_field_name("operator")) not in ("+", "-"):
+            break
+        up = above
+    cmp = _up(up)
+    if cmp is not None and cmp.type == "binary_expression":
+        return text(cmp.child_by_field_name("operator")) in ("<", "<=", ">", ">=")
+    if cmp is None or cmp.type != "init_declarator":
+        return False
+    local = cmp.child_by_field_name("declarator")
+    if local is None or local.type != "identifier":
+        return False
+    later = [
+        m
+        for m in cuda_ast.walk(body)
+        if m.type == "identifier" and text(m) == text(local) and m.start_byte > local.start_byte
+    ]
+    return bool(later) and all(
+        (c := _up(m)) is not None
+        and c.type == "binary_expression"
+        and text(c.child_by_field_name("operator")) in ("<", "<=", ">", ">=")
+        for m in later
+    )
+
+
+def log_cuts(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float scalar arguments used only as what a log takes alone, each log a term of a sum compared with
+    (`x[v] >= m + t * logf(p)`): a fraction whose log sets a cut below a value."""
+    if fn.body is None:
+        return set()
+    out: set[str] = set()
+    for name in floats:
+        uses = _uses(fn, name)
+        calls = [_up(u) for u in uses]
+        calls = [c.parent if c is not None and c.type == "argument_list" else None for c in calls]
+        if uses and all(
+            c is not None
+            and c.type == "call_expression"
+            and text(c.child_by_field_name("function")) in _LOGS
+            and len((c.child_by_field_name("arguments") or c).named_children) == 1
+            and _compared_sum(c, fn.body)
+            for c in calls
+        ):
             out.add(name)
     return out
 
@@ -293,6 +409,8 @@ def guard_values(
     """The value and the reason of each scalar argument above: `floats` (float scalars) may be a floor
     or a tolerance, `others` (the other scalars) a flag or a selector (`values`: the #defines)."""
     out: dict[str, tuple[float | int, str]] = {n: (TOLERANCE, FLOOR_WHY) for n in floors(fn, floats)}
+    out.update({n: (BRACKET_TOLERANCE, BRACKET_TOLERANCE_WHY) for n in bracket_tolerances(fn, floats)})
+    out.update({n: (LOG_CUT, LOG_CUT_WHY) for n in log_cuts(fn, floats)})
     out.update({n: (TOLERANCE, TOLERANCE_WHY) for n in tolerances(fn, floats)})
     out.update({n: (ADDED_TOLERANCE, ADDED_TOLERANCE_WHY) for n in added_tolerances(fn, floats)})
     out.update({n: (v, FLAG_WHY) for n, v in flags(fn, others).items()})

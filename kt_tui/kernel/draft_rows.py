@@ -7,7 +7,8 @@ import re
 
 import numpy as np
 
-from . import extents
+from . import cuda_ast, extents
+from .cuda_ast import Node, text
 from .draft_flags import ROW_PAD, row_spans
 from .draft_sizes import Sizing
 from .draft_types import int_lane
@@ -116,4 +117,80 @@ def buckets_per_items(spec: Spec, guesses: list[tuple[str, str]], atomic: bool) 
         said = ", ".join(f"{b} (values of an array over {n})" for b, n in pairs.items())
         guesses.append(
             ("verify_sizes", f"{said}: at most a quarter of the items at each check size, so each bucket gets several")
+        )
+
+
+def _loop_bounds(fn: cuda_ast.Function) -> dict[str, str]:
+    """Each for loop's variable to the identifier it is kept below (`for (int j = ...; j < dim; ...)`)."""
+    out: dict[str, str] = {}
+    for n in cuda_ast.walk(fn.body):
+        cond = n.child_by_field_name("condition") if n.type == "for_statement" else None
+        if cond is None or cond.type != "binary_expression" or text(cond.child_by_field_name("operator")) != "<":
+            continue
+        var, bound = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        if var is not None and bound is not None and var.type == "identifier" and bound.type == "identifier":
+            out[text(var)] = text(bound)
+    return out
+
+
+def pointer_row_strides(fn: cuda_ast.Function, ints: set[str]) -> dict[str, str]:
+    """Int scalars of `ints` that are a factor of an offset a local pointer is declared at (`const float
+    *a = emb + (size_t)r * ld`) when that pointer is read at a loop variable kept below another int scalar
+    (`a[j]`, `j < dim`): a row's stride, to the scalar the row spans."""
+    if fn.body is None or not ints:
+        return {}
+    rows: dict[str, set[str]] = {}  # a local pointer -> the scalars its offset is a multiple of
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "init_declarator":
+            continue
+        d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
+        if d is None or d.type != "pointer_declarator" or v is None or v.type != "binary_expression":
+            continue
+        name = d.child_by_field_name("declarator")
+        if name is None or name.type != "identifier" or text(v.child_by_field_name("operator")) != "+":
+            continue
+        for side in (v.child_by_field_name("left"), v.child_by_field_name("right")):
+            factors = _factors(side)
+            if len(factors) >= 2:
+                rows.setdefault(text(name), set()).update(text(f) for f in factors if text(f) in ints)
+    bounds = _loop_bounds(fn)
+    out: dict[str, str] = {}
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "subscript_expression" or text(n.child_by_field_name("argument")) not in rows:
+            continue
+        index = n.child_by_field_name("indices") or n.child_by_field_name("index")
+        span = bounds.get(text(index).strip("[] ")) if index is not None else None
+        if span in ints:
+            out.update({s: span for s in rows[text(n.child_by_field_name("argument"))] if s != span})
+    return out
+
+
+def _factors(n: Node | None) -> list[Node]:
+    """The factors of a product, casts and parentheses dropped."""
+    while n is not None and n.type in ("parenthesized_expression", "cast_expression"):
+        n = n.child_by_field_name("value") if n.type == "cast_expression" else n.named_children[-1]
+    if n is not None and n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "*":
+        return _factors(n.child_by_field_name("left")) + _factors(n.child_by_field_name("right"))
+    return [n] if n is not None else []
+
+
+def strides_past_spans(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, str]], made_up: str) -> None:
+    """Int scalars given a made-up value (their guess starts `made_up`) that step a local pointer's rows
+    of another scalar's span: that span plus ROW_PAD."""
+    given = {a.name: a for a in args if not a.is_array}
+    free = {n for n, a in given.items() if any(g == f"args.{n}" and made_up in w for g, w in guesses)}
+    strides = pointer_row_strides(fn, {n for n, a in given.items() if a.type.startswith(("int", "uint"))})
+    for name, span in strides.items():
+        if name not in free:
+            continue
+        width = given[span].value
+        value = width + ROW_PAD if isinstance(width, int) else f"({width}) + {ROW_PAD}"
+        given[name].value = value
+        guesses[:] = [g for g in guesses if g[0] != f"args.{name}"]
+        guesses.append(
+            (
+                f"args.{name}",
+                f"{value}: it steps the rows of a pointer read at a loop variable kept below {span} (`p = base + "
+                f"r * {name}`, `p[j]`, `j < {span}`): at least {span}, padded, so rows do not overlap",
+            )
         )
