@@ -87,16 +87,27 @@ def sign_tested(fn: cuda_ast.Function, locals_: dict[str, list[Node]]) -> set[st
 
 def decayed(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, str]]) -> None:
     """Float inputs drawn at random (no range given) that decay an exponential: drawn in DECAY_SPAN."""
-    free = {a.name for a in args if a.is_array and not a.output and a.init == "random" and a.low is None}
-    free &= {a.name for a in args if a.type.startswith("float")}
-    decays = decay_arrays(fn, free)
+    why = (
+        "a negated product of them reaches an exponential (a decay, exp(-a * b)); of both signs it would "
+        "overflow to inf and every output be NaN"
+    )
+    draw_uniform(args, decay_arrays(fn, free_floats(args)), DECAY_SPAN, why, guesses)
+
+
+def free_floats(args: list[Arg]) -> set[str]:
+    """The float input arrays drawn at random with no range given: those a role may still range."""
+    return {
+        a.name
+        for a in args
+        if a.is_array and not a.output and a.init == "random" and a.low is None and a.type.startswith("float")
+    }
+
+
+def draw_uniform(
+    args: list[Arg], names: set[str], span: tuple[float, float], why: str, guesses: list[tuple[str, str]]
+) -> None:
+    """Each array of `names` drawn uniform in `span`, [low, high), said in a guess with `why`."""
     for a in args:
-        if a.name in decays:
-            a.init, (a.low, a.high) = "uniform", DECAY_SPAN
-            guesses.append(
-                (
-                    f"args.{a.name}",
-                    f"values in [{a.low}, {a.high}): a negated product of them reaches an exponential "
-                    "(a decay, exp(-a * b)); of both signs it would overflow to inf and every output be NaN",
-                )
-            )
+        if a.name in names:
+            a.init, (a.low, a.high) = "uniform", span
+            guesses.append((f"args.{a.name}", f"values in [{a.low}, {a.high}): {why}"))

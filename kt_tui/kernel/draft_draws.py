@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import cuda_ast
 from .cuda_ast import Node, text
+from .draft_decay import draw_uniform, free_floats
 from .draft_roles import strip_parens
 from .spec import Arg
 
@@ -76,16 +77,8 @@ def _drawn_use(load: Node, scalars: set[str], uses: dict[str, list[Node]]) -> bo
 
 def drawn(fn: cuda_ast.Function, scalars: set[str], args: list[Arg], guesses: list[tuple[str, str]]) -> None:
     """Float inputs drawn at random (no range given) that are uniform draws: drawn in DRAW_SPAN."""
-    free = {a.name for a in args if a.is_array and not a.output and a.init == "random" and a.low is None}
-    free &= {a.name for a in args if a.type.startswith("float")}
-    draws = draw_arrays(fn, free, scalars)
-    for a in args:
-        if a.name in draws:
-            a.init, (a.low, a.high) = "uniform", DRAW_SPAN
-            guesses.append(
-                (
-                    f"args.{a.name}",
-                    f"values in [{a.low}, {a.high}): only ordered against a float scalar (`u[i] < p`, a uniform "
-                    "draw tested against a probability), so each test goes both ways",
-                )
-            )
+    why = (
+        "only ordered against a float scalar (`u[i] < p`, a uniform draw tested against a probability), so each "
+        "test goes both ways"
+    )
+    draw_uniform(args, draw_arrays(fn, free_floats(args), scalars), DRAW_SPAN, why, guesses)

@@ -86,14 +86,19 @@ def _added_to_magnitude(use: Node, locals_: dict[str, list[Node]]) -> bool:
     return side is not use and _compared_with_magnitude(side, up, locals_)
 
 
+def _ordered_with(use: Node, cmp: Node | None) -> Node | None:
+    """The other side of `cmp` where it is an ordering (<, <=, >, >=) with `use` on one side, else None."""
+    if cmp is None or cmp.type != "binary_expression":
+        return None
+    if text(cmp.child_by_field_name("operator")) not in ("<", "<=", ">", ">="):
+        return None
+    sides = [strip_parens(cmp.child_by_field_name(f)) for f in ("left", "right")]
+    return next((s for s in sides if s is not None and s.start_byte != use.start_byte), None)
+
+
 def _compared_with_magnitude(use: Node, cmp: Node | None, locals_: dict[str, list[Node]]) -> bool:
     """Whether `cmp` is a comparison with `use` on one side and |a computed value| on the other."""
-    if cmp is None or cmp.type != "binary_expression":
-        return False
-    if text(cmp.child_by_field_name("operator")) not in ("<", "<=", ">", ">="):
-        return False
-    sides = [strip_parens(cmp.child_by_field_name(f)) for f in ("left", "right")]
-    other = next((s for s in sides if s is not None and s.start_byte != use.start_byte), None)
+    other = _ordered_with(use, cmp)
     if other is None or other.type != "call_expression":
         return False
     if text(other.child_by_field_name("function")) not in _MAGNITUDES:
@@ -174,12 +179,7 @@ def _in_loop_test(n: Node) -> bool:
 def _against_difference(use: Node) -> bool:
     """Whether `use` is one side of an ordering whose other side is a difference (`hi - lo > tol`)."""
     cmp = _up(use)
-    if cmp is None or cmp.type != "binary_expression":
-        return False
-    if text(cmp.child_by_field_name("operator")) not in ("<", "<=", ">", ">="):
-        return False
-    sides = [strip_parens(cmp.child_by_field_name(f)) for f in ("left", "right")]
-    other = next((s for s in sides if s is not None and s.start_byte != use.start_byte), None)
+    other = _ordered_with(use, cmp)
     return (
         other is not None and other.type == "binary_expression" and text(other.child_by_field_name("operator")) == "-"
     )
