@@ -1,0 +1,122 @@
+"""How long kt-tui's readers take on hostile kernel texts (issue 22 item 2, issue 36 item 2): each shape,
+each reader, seconds on this machine. The readers are meant to be linear in the text; the quadratic
+reader of issue 22 took 193 s on 20 000 blanks, a 10 000-deep macro chain 29 s to review, the template
+head search 86 s. kernel_tuner reads no kernel text this way, so there is no figure of its to set beside.
+tests/kernel/test_reader_is_linear.py runs the same shapes for their answers, without a clock.
+
+usage: python benchmarks/hostile_inputs.py
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kt_tui.files import KERNEL_MAX  # noqa: E402
+
+VECTOR_ADD = (ROOT / "examples" / "vector_add.cu").read_text()
+HEADS = 'const char *s = "' + "__global__ " * 30_000 + '";\n'  # each a head no `;` or `{` ends before k(
+TEMPLATE_AFTER_HEADS = (
+    HEADS
+    + "template <typename T>\n__global__ void k(int n, T v, float *o) { if (n) o[0] = v.x; }\n"
+    + "template __global__ void k<float4>(int, float4, float *);\n"
+)
+KERNEL_AFTER_HEADS = HEADS + "__global__ void k(float *o, int n) { int i = threadIdx.x; if (i < n) o[i] = 1.0f; }\n"
+
+
+def four_megabytes() -> dict[str, str]:
+    size = KERNEL_MAX - len(VECTOR_ADD) - 16
+    rng = random.Random(22)
+    return {
+        "blanks": VECTOR_ADD + " " * size,
+        "blanks before a non-ASCII letter": VECTOR_ADD + " " * (size - 1) + "é",
+        "random bytes": bytes(rng.getrandbits(8) for _ in range(size)).decode("latin-1"),
+        "unicode": "".join(rng.choice(" \té字\u00a0x(") for _ in range(size)),
+    }
+
+
+def shapes(n: int = 100_000) -> dict[str, str]:
+    return {
+        "a long line": VECTOR_ADD + "a " * n,
+        "splices": VECTOR_ADD + "\\\n" * n,
+        "a long word in a parameter list": VECTOR_ADD.replace("(", "(" + "a" * n + "!", 1),
+        "a long word": VECTOR_ADD + "x" * n + "!",
+        "blanks in a directive": VECTOR_ADD + "#define A" + " " * n + "b\n",
+        "kernels in parameter lists": VECTOR_ADD + "__global__ k(" * (n // 10) + ")" * (n // 10),
+        "heads without (": VECTOR_ADD + "__global__ " * (n // 10),
+        "loops and printf": VECTOR_ADD + "for(a) printf(x);" * (n // 20),
+        "unclosed brackets": VECTOR_ADD + "{([" * (n // 3),
+        "a deep macro chain": "".join(f"#define A{k} A{k - 1}\n" for k in range(10_000, 0, -1))
+        + "#define A0 asm\n"
+        + VECTOR_ADD.replace("{", "{ A10000 volatile(1);", 1),
+        "a macro bomb": "#define A0 x x\n"
+        + "".join(f"#define A{k} A{k - 1} A{k - 1}\n" for k in range(1, 34))
+        + VECTOR_ADD.replace("{", "{ A33;", 1),
+        "nested macro arguments": "#define A(x) x\n" + VECTOR_ADD.replace("{", "{" + ("A(" * 150 + ")" * 150) * 600, 1),
+    }
+
+
+def seconds(fn: Callable[[str], object], text: str) -> float:
+    from kt_tui.kernel.source import SourceError
+
+    start = time.perf_counter()
+    try:
+        fn(text)
+    except SourceError:
+        pass  # a refusal is an answer
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    from kt_tui.engine.backend import probe_order
+    from kt_tui.kernel.draft import draft
+    from kt_tui.kernel.draft_roles import template_params
+    from kt_tui.kernel.review import review
+    from kt_tui.kernel.source import find_kernels, kernel_alone, kernel_body
+    from kt_tui.kernel.syntax import code_text, highlights, tokens
+
+    def _review(text: str) -> object:
+        return review(VECTOR_ADD, text, "vector_add")
+
+    rows: list[tuple[str, str, float]] = []
+    for what, text in four_megabytes().items():
+        rows.append((f"4 MB of {what}", "tokens", seconds(tokens, text)))
+    for what, text in shapes().items():
+        for fn in (tokens, code_text, highlights, find_kernels, _review):
+            rows.append((what, fn.__name__, seconds(fn, text)))
+    rows.append(
+        (
+            "a template after 30 000 heads",
+            "template_params",
+            seconds(lambda t: template_params(t, "k"), TEMPLATE_AFTER_HEADS),
+        )
+    )
+    rows.append(
+        (
+            "a template after 30 000 heads",
+            "probe_order",
+            seconds(lambda t: probe_order("auto", t, "k"), TEMPLATE_AFTER_HEADS),
+        )
+    )
+    (k,) = find_kernels(KERNEL_AFTER_HEADS)
+    for name, fn in (("kernel_body", kernel_body), ("kernel_alone", kernel_alone), ("draft", draft)):
+        rows.append(
+            (
+                "a kernel after 30 000 heads",
+                name,
+                seconds(lambda t, f=fn: f(t, k) if f is not draft else f(k, t), KERNEL_AFTER_HEADS),
+            )
+        )
+    print(f"{'input':<40} {'reader':<16} {'seconds':>8}")
+    for what, name, took in rows:
+        print(f"{what:<40} {name:<16} {took:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()
