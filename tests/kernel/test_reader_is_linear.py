@@ -4,10 +4,14 @@ bombs, 30 000 kernel heads before the kernel. How long each takes is benchmarks/
 (the quadratic reader took 193 s on 20 000 blanks); here only the answers, under the suite's per-test
 time limit against a hang."""
 
+import sys
+from pathlib import Path
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.hostile_inputs import KERNEL_AFTER_HEADS, TEMPLATE_AFTER_HEADS, VECTOR_ADD, four_megabytes, shapes
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from benchmarks.hostile_inputs import KERNEL_AFTER_HEADS, TEMPLATE_AFTER_HEADS, VECTOR_ADD, four_megabytes, shapes  # noqa: E402
 from kt_tui.files import KERNEL_MAX
 from kt_tui.kernel.review import review
 from kt_tui.kernel.source import SourceError, find_kernels
