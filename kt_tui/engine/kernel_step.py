@@ -360,7 +360,9 @@ def _accept(engine: Any, step_id: str, title: str, vid: str) -> Gates:
         engine.set_step(
             step_id,
             state="rejected",
-            reason=f"{new_ms:.4f} ms" + ("" if recommend else f", not {threshold:.0%} faster"),
+            reason=f"{new_ms:.4f} ms"
+            + ("" if recommend else f", not {threshold:.0%} faster")
+            + (f"; {decision.why.removeprefix(f'step {step_id}: ')}" if decision.why and decision.by != "user" else ""),
         )
 
 

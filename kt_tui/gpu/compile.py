@@ -16,7 +16,7 @@ from ..kernel.source import SourceError, find_kernels
 from ..kernel.text import KernelTextError, compile_options, kernel_text
 from .compiled import CompileFailed
 from .nvcc import compile_cu
-from .nvrtc import PROGRAM
+from .nvrtc import PROGRAM, backend_options
 
 if TYPE_CHECKING:
     from ..kernel.spec import Spec
@@ -109,7 +109,9 @@ def compile_check(
         options = [f"-arch={arch}", "-Xptxas", "-v", "-lineinfo", *compile_options(compiler_options)]
         return _run_nvcc(nvcc, options, text, source, timeout_s)
     if find_nvrtc():
-        return _run_nvrtc(arch, ["-lineinfo", *compile_options(compiler_options)], name, text, source, timeout_s)
+        return _run_nvrtc(
+            arch, ["-lineinfo", *backend_options("nvcuda", compiler_options)], name, text, source, timeout_s
+        )
     return CompileResult(ok=None, reason=NO_COMPILER)
 
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .nvrtc import backend_options
 from .timeline import mark
 
 EARLY = 8  # the sweep's first configurations compiled from prepare() on
@@ -34,14 +35,13 @@ class Compiling:
         """The pool for this backend, GPU and the spec's compiler options, or None: a replay, a
         backend the pool cannot compile for, a GPU not probed yet, KT_TUI_PREFETCH=0 (the device
         workers compile), or (not `replace`) a pool compiling for others."""
-        from ..kernel.text import compile_options  # here: the pool's own imports wait for its first need
         from .compiles import CompilePool, enabled  # here: the compilers' modules at the first run
         from .protocol import BACKENDS as COMPILED  # as above
 
         cc = self.cc()
         if backend not in COMPILED or cc is None or self.closing() or self._off or not enabled():
             return None
-        options = compile_options(spec.compiler_options)
+        options = backend_options(backend, spec.compiler_options)
         target = (backend, cc, tuple(options))
         with self._lock:
             if self._for != target or self.pool is None:
@@ -63,7 +63,6 @@ class Compiling:
         The pool is the last run's spec's (one compiling for other options is left alone); a run
         not here (other options, a compile error, one slower than `timeout_s`) is compiled there by
         kernel_tuner, and fails or hangs there as a configuration does."""
-        from ..kernel.text import compile_options  # here: as in pool_for
         from .ktsource import kernel_string  # as above
 
         pool = self.pool_for(runs[-1][0], backend, replace=False) if runs else None
@@ -72,7 +71,7 @@ class Compiling:
         asked: list[tuple[str, str, Any]] = []  # (name, kernel string, Future[Compiled])
         for spec, source, params, sizes in runs:
             try:
-                if compile_options(spec.compiler_options) == pool.options:
+                if backend_options(backend, spec.compiler_options) == pool.options:
                     name, text = kernel_string(spec, source, params, sizes)
                     asked.append((name, text, pool.submit(f"{name} {len(asked)}", name, text)))
             except Exception:  # noqa: BLE001 - that process meets it and says it

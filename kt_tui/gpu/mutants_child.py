@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..kernel.spec import Spec
-from ..kernel.text import compile_options
 from .compiles import enabled
 from .mutants import RECORDS, child_runs, machine_code, read_jsonl, sizes_in_order
+from .nvrtc import backend_options
 from .timeline import mark
 
 if TYPE_CHECKING:
@@ -97,7 +97,9 @@ def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Kerne
         runs = [kernel_string(spec, r["source"], r["params"]) for r in job.get("runs") or []]
         if (out / "state.json").exists():
             runs = runs[:1]  # judged already: the original's kernel is all it runs again
-        ahead = Ahead.start(job["backend"], compile_options(spec.compiler_options), runs, batch=1, keep=out / "cubins")
+        ahead = Ahead.start(
+            job["backend"], backend_options(job["backend"], spec.compiler_options), runs, batch=1, keep=out / "cubins"
+        )
         if ahead is not None:
             kernels = Kernels(spec, ahead, loaded=enabled())
             if mutants:

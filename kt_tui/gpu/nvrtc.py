@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import time
 from typing import Any
 
+from ..kernel.text import compile_options
 from .compiled import CompileFailed
 
 PROGRAM = "CUDAProgram"  # the nvcuda program's name (kernel_tuner's), which NVRTC's messages name
@@ -30,6 +32,41 @@ def nvcuda_options(compiler_options: list[str], cc: str, supported: list[int], c
     if cuda_home:
         options.append(f"-I{os.path.join(cuda_home, 'include')}")
     return options
+
+
+# <math.h>'s constants, which nvcc's implicit include gives every kernel and NVRTC (no host headers)
+# does not: as their bit patterns, for the NVRTC backends
+NVRTC_MATH = (
+    "-DINFINITY=__int_as_float(0x7f800000)",
+    "-DHUGE_VALF=__int_as_float(0x7f800000)",
+    "-DNAN=__int_as_float(0x7fc00000)",
+    "-DHUGE_VAL=__longlong_as_double(0x7ff0000000000000LL)",
+)
+
+
+def backend_options(backend: str, compiler_options: list[str] | tuple[str, ...] | None) -> list[str]:
+    """The options every compile of a kernel for `backend` gets (the pool's, kernel_tuner's own, the
+    sanitizer's child's): compile_options, and for the NVRTC backends what makes NVRTC compile what
+    nvcc does: NVRTC_MATH (unless the user defines the name) and, for nvcuda, CUDA 13's CCCL include
+    folder (cuda/std, which cooperative_groups includes; nvcc adds it itself, cupy adds its own)."""
+    options = compile_options(compiler_options)
+    if backend not in ("nvcuda", "cupy"):
+        return options
+    named = {o.split("=", 1)[0] for o in options if o.startswith("-D")}
+    extra = [d for d in NVRTC_MATH if d.split("=", 1)[0] not in named]
+    if backend == "nvcuda" and (cccl := _cccl()) and f"-I{cccl}" not in options:
+        extra.append(f"-I{cccl}")
+    return [*options, *extra]
+
+
+def _cccl() -> str | None:
+    """CUDA 13's CCCL include folder: under CUDA_HOME (as kernel_tuner finds it), the nvcc on PATH's
+    toolkit, or /usr/local/cuda; None before CUDA 13."""
+    nvcc = shutil.which("nvcc")
+    for home in (_cuda_home(), nvcc and os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "/usr/local/cuda"):
+        if home and os.path.isdir(folder := os.path.join(home, "include", "cccl")):
+            return folder
+    return None
 
 
 def _cuda_home() -> str | None:

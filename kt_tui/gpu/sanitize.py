@@ -127,6 +127,7 @@ def sanitize(
 
 
 _ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?")
+_API_ERROR = re.compile(r"Program hit (CUDA_ERROR_\w+[^\n]*? on CUDA API call to \w+)")
 _RACES = re.compile(r"RACECHECK SUMMARY:\s*(\d+) hazards? displayed\s*\((\d+) errors?,\s*(\d+) warnings?\)")
 _NO_DEVICE = (
     "no cuda-capable device",
@@ -174,6 +175,14 @@ def parse_output(
         report.reason = f"compute-sanitizer printed no summary (exit status {returncode})"
         return report
     report.ok = report.errors == 0
+    api = _API_ERROR.findall(out)
+    if report.errors and not races and len(api) >= report.errors:  # no access was wrong: a CUDA call failed
+        ran = out.count(RAN) >= runs
+        report.ok = True if ran else None
+        report.reason = f"not a memory error: {api[0].strip()}" + (
+            "" if ran else " (the kernel's binary did not load or run: its compile for this backend likely failed)"
+        )
+        return report
     if out.count(RAN) < runs:
         report.ok = False
         report.reason = "the kernel did not complete under the sanitizer" + (

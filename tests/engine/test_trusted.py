@@ -143,3 +143,23 @@ def test_refreshing_the_best_after_a_wrong_result_takes_the_next_trusted_one(her
     engine.refresh_best()
     assert (engine.best_ms, engine.best_key) == (2.0, "128")
     assert store.session(sid)["best_key"] == "128"
+
+
+def test_a_kernel_auto_does_not_accept_says_why_in_its_step():
+    """Found on an H100 (session 20): a faster kernel's step read only "rejected: 0.3045 ms" where
+    --auto had refused it for the check's survivors; the step now says the autopilot's reason."""
+    engine, steps = _accept_engine(2.0, 1.0)
+    gen = kernel_step._accept(engine, "1", "t", "v2")
+    gate = next(gen)
+    gate.survivors = "the check catches 9 of 10 wrong variants: a kernel with such a mistake would be kept"
+    choice, why = gate.auto()
+    with pytest.raises(StopIteration):
+        gen.send(Decision(choice, by="policy", why=why))
+    assert steps["1"]["state"] == "rejected"
+    assert steps["1"]["reason"] == f"1.0000 ms; not accepted: {gate.survivors}"
+    engine, steps = _accept_engine(2.0, 1.0)
+    gen = kernel_step._accept(engine, "1", "t", "v2")
+    next(gen)
+    with pytest.raises(StopIteration):
+        gen.send(Decision("skip"))  # the user's own reject: the time alone
+    assert steps["1"]["reason"] == "1.0000 ms"

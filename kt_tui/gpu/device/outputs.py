@@ -21,9 +21,10 @@ from ...kernel import refkernel  # noqa: E402
 from ...kernel.expr import launch_callables  # noqa: E402
 from ...kernel.inputs import load_named, make_args  # noqa: E402
 from ...kernel.spec import Spec  # noqa: E402
-from ...kernel.text import compile_options, instantiations_wrapped  # noqa: E402
+from ...kernel.text import instantiations_wrapped  # noqa: E402
 from .. import kt_private as ktp  # noqa: E402
 from ..ktsource import tuner_defines  # noqa: E402
+from ..nvrtc import backend_options  # noqa: E402
 from . import loaders  # noqa: E402
 from .lang import by_value, cuda_lang, numpy_arguments  # noqa: E402
 
@@ -112,7 +113,7 @@ def run_arrays(
             dict(params),
             **launch_callables(spec),
             lang=lang,
-            compiler_options=compile_options(spec.compiler_options),
+            compiler_options=backend_options(backend, spec.compiler_options),
             block_size_names=list(spec.block_size_names) if spec.block_size_names else None,
             quiet=True,
             **extra,

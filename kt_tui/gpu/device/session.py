@@ -29,9 +29,10 @@ from ...kernel import refkernel
 from ...kernel.expr import launch_callables, restriction_function
 from ...kernel.inputs import load_named, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
-from ...kernel.text import compile_options, instantiations_wrapped
+from ...kernel.text import instantiations_wrapped
 from .. import kt_private as ktp
 from ..ktsource import problem_size, tuner_defines
+from ..nvrtc import backend_options
 from ..protocol import sim_pace
 from ..results import classify_exception, normalize_result
 from ..timeline import mark
@@ -224,7 +225,7 @@ class Session:
             self.dev = DeviceInterface(
                 self.kernel_source,
                 iterations=spec.iterations,
-                compiler_options=compile_options(spec.compiler_options),
+                compiler_options=backend_options(load.backend, spec.compiler_options),
                 quiet=True,
             )
             self.gpu_args = self.dev.ready_argument_list(args)

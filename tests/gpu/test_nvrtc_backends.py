@@ -1,0 +1,85 @@
+"""What NVRTC backends (nvcuda, cupy) are given so that they compile what nvcc compiles (gpu/nvrtc.py
+backend_options), and a CUDA call's failure under memcheck read as what it is (gpu/sanitize.py).
+Found on an H100 (session 20): gqa_scores_half2_3d (`-INFINITY`, which NVRTC does not define) and
+cg_l2norm_rows_tile8 (cooperative groups, which need CUDA 13's CCCL folder) failed `spec --check`
+on nvcuda as "fails compute-sanitizer memcheck: CUDA_ERROR_INVALID_IMAGE on cuModuleLoadData":
+kernel_tuner's NVRTC compile had failed and its empty image was loaded."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from kt_tui.gpu import nvrtc
+from kt_tui.gpu import sanitize as san
+
+from ..conftest import ROOT
+from .test_sanitize import SOURCE, SPEC, fake_sanitizer, path_with  # noqa: F401 - the fixture
+
+CORPUS = ROOT / "tests" / "corpus"
+API_ONLY = """========= COMPUTE-SANITIZER
+========= Program hit CUDA_ERROR_INVALID_IMAGE (error 200) due to "device kernel image is invalid" on CUDA API call to cuModuleLoadData.
+=========     Saved host backtrace up to driver entry point at error
+=========
+Traceback (most recent call last):
+RuntimeError: CUDA Driver error: CUDA_ERROR_INVALID_IMAGE
+========= ERROR SUMMARY: 1 error
+"""  # noqa: E501
+
+
+def test_nvrtc_backends_get_maths_constants_and_nvcuda_the_cccl_folder(tmp_path, monkeypatch):
+    (tmp_path / "include" / "cccl").mkdir(parents=True)
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    cccl = f"-I{tmp_path / 'include' / 'cccl'}"
+    nv = nvrtc.backend_options("nvcuda", ["-DNAN=0.0f"])
+    assert "-DINFINITY=__int_as_float(0x7f800000)" in nv and cccl in nv
+    assert "-DNAN=0.0f" in nv and not [o for o in nv if o.startswith("-DNAN=__")]  # the user's definition stays
+    cu = nvrtc.backend_options("cupy", [])
+    assert "-DINFINITY=__int_as_float(0x7f800000)" in cu and cccl not in cu  # cupy adds its own CCCL
+    assert nvrtc.backend_options("pycuda", ["-O3"]) == ["-std=c++17", "-O3"]  # nvcc: as the user wrote them
+    (tmp_path / "include" / "cccl").rmdir()
+    monkeypatch.setattr(nvrtc, "_cccl", lambda: None)
+    assert not [o for o in nvrtc.backend_options("nvcuda", []) if "cccl" in o]  # before CUDA 13: no such folder
+
+
+@pytest.mark.parametrize("name", ["gqa_scores_half2_3d", "cg_l2norm_rows_tile8"])
+def test_nvrtc_compiles_with_the_nvcuda_options_what_it_could_not_compile_without(name):
+    """Real NVRTC (cuda-python's, no GPU needed): the kernel fails to compile with kernel_tuner's
+    options alone and compiles with backend_options'."""
+    bindings = pytest.importorskip("cuda.bindings.nvrtc")
+    cccl = nvrtc._cccl()
+    if cccl is None:
+        pytest.skip("no CUDA 13 toolkit headers here")
+    home = os.path.dirname(os.path.dirname(cccl))
+    source = (CORPUS / f"{name}.cu").read_text()
+
+    def compiles(options: list[str]) -> bool:
+        options = nvrtc.nvcuda_options(options, "90", [90], home)
+        err, prog = bindings.nvrtcCreateProgram(source.encode(), b"k.cu", 0, [], [])
+        result = bindings.nvrtcCompileProgram(prog, len(options), [o.encode() for o in options])
+        bindings.nvrtcDestroyProgram(prog)
+        return (result[0] if isinstance(result, tuple) else result) == bindings.nvrtcResult.NVRTC_SUCCESS
+
+    assert not compiles(["-std=c++17"])
+    assert compiles(nvrtc.backend_options("nvcuda", []))
+
+
+def test_a_failed_module_load_under_memcheck_is_not_a_memory_error(tmp_path, path_with):  # noqa: F811
+    path_with(fake_sanitizer(tmp_path / "bin", API_ONLY, status=1))
+    report = san.sanitize(SOURCE, SPEC, {"block_size_x": 256}, "nvcuda")
+    assert report.ok is None and report.errors == 1
+    assert (
+        report.reason.startswith("not a memory error: CUDA_ERROR_INVALID_IMAGE") and "cuModuleLoadData" in report.reason
+    )
+    assert "compile for this backend likely failed" in report.reason
+
+
+def test_an_api_error_beside_a_bad_access_still_fails(tmp_path, path_with):  # noqa: F811
+    bad = API_ONLY.replace(
+        "========= ERROR SUMMARY: 1 error",
+        "========= Invalid __global__ write of size 4 bytes\n========= ERROR SUMMARY: 2 errors",
+    )
+    path_with(fake_sanitizer(tmp_path / "bin", bad, status=1))
+    report = san.sanitize(SOURCE, SPEC, {"block_size_x": 256}, "nvcuda")
+    assert report.ok is False and report.errors == 2
