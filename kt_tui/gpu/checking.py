@@ -23,6 +23,7 @@ from ..records import config_key
 from .devices import Control, Device, WorkerError
 from .protocol import CheckJob, TuneJob
 from .results import status_of
+from .timeline import mark
 
 _REFS: dict[str, dict] = {}  # the reference's outputs by kernel, spec at a size and params, for the next checks
 _KEEP = 4
@@ -126,13 +127,15 @@ def check(tuner: Any, worker: Device, job: CheckJob, on_event: Callable[[str, An
             return None, None, str(e) or type(e).__name__
         return (results[0] if results else None), (captured[0] if captured else None), ""
 
+    def referenced(at: Spec, extra: dict | None) -> tuple[str, Spec, dict]:
+        """The reference's run at `at`: (source, spec, params)."""
+        if refkernel.is_kernel(at.reference):
+            return (refkernel.source(at), *refkernel.run_spec(at, extra))
+        return job.ref_source, at, job.ref_params
+
     def reference(label: str, at: Spec, extra: dict | None) -> tuple[dict | None, str, str]:
         """The reference's outputs at `at` (kept for the next checks), or its failure's status and text."""
-        if refkernel.is_kernel(at.reference):
-            derived, params = refkernel.run_spec(at, extra)
-            source = refkernel.source(at)
-        else:
-            derived, params, source = at, job.ref_params, job.ref_source
+        source, derived, params = referenced(at, extra)
         key = repr((source, derived.to_dict(), sorted(params.items())))
         if key not in _REFS:
             r, refs, error = run(label, "reference", source, derived, params)
@@ -144,6 +147,23 @@ def check(tuner: Any, worker: Device, job: CheckJob, on_event: Callable[[str, An
         return _REFS[key], "", ""
 
     per_config = bool(job.result_params) and refkernel.is_kernel(ref_spec.reference)
+    pool = tuner.compile_pool(spec, job.backend)
+    try:  # every kernel of the check queued on the session's pool at once, compiled as one batch where it can
+        from .ktsource import kernel_string
+
+        ahead = []
+        for size in job.sizes if pool is not None else ():
+            at, ref_at = case_spec(spec, size), case_spec(ref_spec, size)
+            for c in job.configs:
+                extra = {n: c[n] for n in job.result_params} if per_config else None
+                for source, s, p in (referenced(ref_at, extra), (job.source, at, c)):
+                    ahead.append(
+                        (unit(size["label"], config_key(names, c)), *kernel_string(_compared(s, p), source, p))
+                    )
+        if ahead:
+            pool.ahead(ahead)
+    except Exception as e:  # noqa: BLE001 - then each run asks for its own, and says why it has none
+        mark(f"main: check {job.run_id} not compiled ahead: {type(e).__name__}: {e}"[:300])
     for size in job.sizes:
         label, sizes = size["label"], size["sizes"]
         at, ref_at = case_spec(spec, size), case_spec(ref_spec, size)

@@ -149,8 +149,8 @@ def test_the_kernel_kernel_tuner_waits_for_compiles_before_those_queued_ahead_of
 @needs_nvcc
 def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them(monkeypatch):
     """A check's runs at other sizes (gpu/checking.py) are tuning runs of one configuration: their
-    kernels, the original's and the configuration's at each size, compile on the session's pool
-    ahead of the queue, and each Run carries its binary."""
+    kernels, the original's and the configuration's at each size, are queued on the session's pool
+    at once, before the first runs, and each Run carries its binary."""
     from kt_tui.gpu import checking
     from kt_tui.gpu.protocol import CheckJob
     from kt_tui.gpu.wire import Run
@@ -165,6 +165,8 @@ def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them
     job = CheckJob("c", source, spec.to_dict(), source, spec.to_dict(), spec.baseline_params(), "pycuda", sizes,
                    [{"block_size_x": 64}])  # fmt: skip
     monkeypatch.setattr(checking, "_REFS", {})
+    queued, ahead = [], CompilePool.ahead
+    monkeypatch.setattr(CompilePool, "ahead", lambda pool, items: queued.append(list(items)) or ahead(pool, items))
     sent: list = []
     tuner = tuner_on(check_device(lambda s, p: {"c": np.zeros(s.sizes["n"], np.float32)}, sent=sent))
     tuner.arch = "sm_90"  # as the probe says it of an H100
@@ -174,6 +176,7 @@ def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them
         assert tuner.compiles is not None and tuner.compiles.compiled == 4
     finally:
         tuner.close()
+    assert len(queued[0]) == 4 and [k for k, _, _ in queued[0]] == ["n=37@64", "n=37@64", "n=1000@64", "n=1000@64"]
     runs = [m for m in sent if isinstance(m, Run)]
     assert [r.params["block_size_x"] for r in runs] == [256, 64, 256, 64]  # at each size the original, then 64
     assert all(r.binary is not None and r.binary.startswith(b"\x7fELF") for r in runs)
