@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
+from functools import partial
 from types import SimpleNamespace
 from typing import Any
 
@@ -99,9 +100,9 @@ def check(tuner: Any, worker: Device, job: CheckJob, on_event: Callable[[str, An
 
     spec, ref_spec = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
     names = list(spec.tune_params)
-    view = SimpleNamespace(
-        size=1, facts=tuner.facts, compile_pool=tuner.compile_pool, control=_Unstopped(tuner.control)
-    )
+    # the session's pool where it compiles for these options; one compiling for others is left alone (the worker compiles)
+    pool_for = partial(tuner.compiling.pool_for, replace=False)
+    view = SimpleNamespace(size=1, facts=tuner.facts, compile_pool=pool_for, control=_Unstopped(tuner.control))
 
     def run(label: str, tag: str, source: str, at: Spec, params: dict, refs=None) -> tuple[Any, Any, str]:
         """The Result of `params` at `at`, its outputs (without `refs`), or why the Load failed."""
@@ -147,7 +148,7 @@ def check(tuner: Any, worker: Device, job: CheckJob, on_event: Callable[[str, An
         return _REFS[key], "", ""
 
     per_config = bool(job.result_params) and refkernel.is_kernel(ref_spec.reference)
-    pool = tuner.compile_pool(spec, job.backend)
+    pool = pool_for(spec, job.backend)
     try:  # every kernel of the check queued on the session's pool at once, compiled as one batch where it can
         from .ktsource import kernel_string
 

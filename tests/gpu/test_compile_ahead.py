@@ -181,3 +181,14 @@ def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them
     assert [r.params["block_size_x"] for r in runs] == [256, 64, 256, 64]  # at each size the original, then 64
     assert all(r.binary is not None and r.binary.startswith(b"\x7fELF") for r in runs)
     assert [e["status"] for e in events] == ["ok", "ok"]
+    tuner = tuner_on(check_device(lambda s, p: {"c": np.zeros(s.sizes["n"], np.float32)}, sent=sent))
+    tuner.arch = "sm_90"
+    try:
+        pool = tuner.compile_pool(spec, "pycuda")
+        job.spec = dict(job.spec, compiler_options=["-O2"])
+        sent.clear()
+        tuner.run(job, lambda kind, payload: None, 120)
+        assert tuner.compiles is pool and pool.compiled == 0  # a pool compiling for other options is left alone
+    finally:
+        tuner.close()
+    assert sent and all(m.binary is None for m in sent if isinstance(m, Run))  # the worker compiles them
