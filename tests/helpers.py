@@ -79,6 +79,9 @@ def in_process_device():
         def kill(self) -> None:
             self.loaded = None
 
+        def close(self) -> None:
+            self.kill()  # no worker process to tell
+
     return Here()
 
 
