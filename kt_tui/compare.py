@@ -1,6 +1,6 @@
 """A kernel's outputs compared with the reference outputs, per output argument: the verdict.
 
-Both sides of the process wall use it: the GPU worker compares (gpu/device/checking.py, tuning.py),
+Both sides of the process wall use it: the GPU worker compares (gpu/device/session.py),
 the engine words a stored verdict (failure_text) and finds the poison the original left (poisoned).
 It imports numpy only, nothing of kt_tui, so importing it costs the app's process nothing more."""
 

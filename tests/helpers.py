@@ -79,6 +79,9 @@ def in_process_device():
         def kill(self) -> None:
             self.loaded = None
 
+        def close(self) -> None:
+            self.kill()  # no worker process to tell
+
     return Here()
 
 
@@ -158,6 +161,68 @@ def fake_device(
     device = Fake()
     device.label = label
     return device
+
+
+def check_device(outputs, faults: dict | None = None, sent: list | None = None):
+    """A device handle whose worker is a stand-in in this process, for a check's runs at other
+    sizes (gpu/checking.py): each Load answered at once, each Run's outputs `outputs(spec, params)`
+    (an exception is the run's runtime_error), captured as the reference or compared on the host
+    (kt_tui/compare.py) with the Load's. `faults` maps a run's unit ("n=37@reference") to "hang"
+    or "crash"; `sent` collects every Load and Run."""
+    import time
+    from collections import deque
+
+    from kt_tui.compare import compare_all
+    from kt_tui.gpu.devices import Device
+    from kt_tui.gpu.results import normalize_result
+    from kt_tui.gpu.wire import Load, Loaded, Ran, Run
+    from kt_tui.kernel.spec import spec_from_plain
+
+    class Check(Device):
+        def start(self) -> None:
+            self.proc, self.queue = _Here(), deque()
+
+        def send(self, message) -> None:
+            self.asked = True
+            if sent is not None:
+                sent.append(message)
+            if isinstance(message, Load):
+                self.load = message
+                self.queue.append(("loaded", message.run_id, Loaded(message.run_id, device="fake GPU")))
+            elif isinstance(message, Run):
+                label, tag = message.run_id.rsplit(":", 2)[1:]
+                fault = (faults or {}).get(f"{label}@{tag}")
+                if fault == "crash":
+                    self.proc.dead = True
+                if fault is None:
+                    self.queue.append(("ran", message.run_id, self._ran(message)))
+
+        def _ran(self, run):
+            spec = spec_from_plain(self.load.spec)
+            raw = dict(run.params, timestamp="now")
+            outs = None
+            try:
+                outs = outputs(spec, run.params)
+            except Exception as e:  # noqa: BLE001 - the run's failure
+                raw.update(kt_status="runtime_error", kt_error=f"{type(e).__name__}: {e}")
+            if outs is not None and self.load.reference is not None:
+                verdicts = compare_all(self.load.reference, outs, {a.name: a.tolerance() for a in spec.outputs()})
+                raw.update(kt_correct=int(all(v["ok"] for v in verdicts)), kt_verdicts=verdicts)
+            result = normalize_result(raw, list(run.params), "measured")
+            return Ran(run.run_id, result, outputs=outs if self.load.capture_reference else None, raw=raw)
+
+        def poll(self, timeout: float = 0.0):
+            if not self.queue:
+                time.sleep(min(timeout, 0.01))
+            return self.queue.popleft() if self.queue else None
+
+        def kill(self) -> None:
+            self.loaded = self.proc = None
+
+        def close(self) -> None:
+            self.kill()
+
+    return Check()
 
 
 def tuner_on(*devices, **kw):

@@ -1,5 +1,5 @@
 """Results at other sizes: a configuration that is right at the spec's size can still be wrong at a
-ragged or a small one. Each check runs in the GPU worker (gpu/device/checking.py), is stored before
+ragged or a small one. Each check runs on a GPU worker (gpu/checking.py), is stored before
 anyone hears of it, and is never run twice; in sim mode it is read from the recorded cache."""
 
 from __future__ import annotations

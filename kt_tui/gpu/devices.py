@@ -189,11 +189,6 @@ class Device:
             self.proc = None
         self.loaded = None
 
-    def restart(self) -> None:
-        self.kill()
-        self.restarts += 1
-        self.start()
-
     def close(self) -> None:
         """End the worker: one that was asked for something ends on its own; one that never was is
         stopped at once (it may still be importing kernel_tuner, and holds nothing)."""

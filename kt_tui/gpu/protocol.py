@@ -72,6 +72,7 @@ class TuneJob:
     result_params: list[str] = field(default_factory=list)  # tuned parameters that change the outputs:
     # with a [reference] kernel, each configuration is checked against its outputs at their values
     run_seed: int | None = None  # kernel_tuner's strategies draw from numpy's and Python's generators: seeded with it
+    timed: bool = True  # False: each configuration runs once and is compared, not benchmarked (a check)
 
 
 @dataclass
@@ -98,7 +99,8 @@ class PrepareJob:
 
 @dataclass
 class CheckJob:
-    """Run the original kernel (reference) and a candidate at other sizes and compare outputs."""
+    """Run the original kernel (reference) and a candidate at other sizes and compare outputs: in
+    the app (gpu/checking.py), as untimed TuneJobs of one configuration."""
 
     run_id: str
     source: str
@@ -109,12 +111,5 @@ class CheckJob:
     backend: str
     sizes: list[dict]  # [{"label": "n=37", "sizes": {...}}]
     configs: list[dict]  # the candidate's configurations to check
-    done: dict[str, dict] = field(default_factory=dict)  # unit -> check entry, not run again
     partial: list[str] = field(default_factory=list)  # outputs the original leaves partly unwritten at the spec size
     result_params: list[str] = field(default_factory=list)  # as TuneJob.result_params
-    # (compiler options, kernel string, binary, symbol) from the session's compile pool: the worker loads them
-    binaries: list[tuple[list[str], str, bytes, str | None]] = field(default_factory=list)
-
-
-# CheckJob messages: ("begin", run_id, {"key": unit, "params": dict}) before each kernel run,
-#   ("check", run_id, entry, see checking.entry), ("done", ...), ("failed", ...), ("restart", ...)

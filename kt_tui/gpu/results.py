@@ -81,10 +81,13 @@ def classify_exception(e: BaseException) -> tuple[str, str]:
     stderr = getattr(e, "stderr", None)
     if stderr:
         text += "\n" + (stderr.decode(errors="replace") if isinstance(stderr, bytes) else str(stderr))
+    return status_of(text), text[-4000:]
+
+
+def status_of(text: str) -> str:
+    """A failure's status by its text: a compiler's, or the run's."""
     low = text.lower()
-    if any(s in low for s in ("compil", "nvrtc", "ptxas", "nvcc")):
-        return "compile_error", text[-4000:]
-    return "runtime_error", text[-4000:]
+    return "compile_error" if any(s in low for s in ("compil", "nvrtc", "ptxas", "nvcc")) else "runtime_error"
 
 
 def as_kt_result(stored: Known | Result) -> dict[str, Any]:

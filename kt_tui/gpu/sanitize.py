@@ -205,7 +205,7 @@ def main(argv: list[str]) -> int:
     """The child: run the job's kernel once (under compute-sanitizer)."""
     mark("sanitize child: up")
     from ..kernel.inputs import allow_user_code  # in the sanitizer's child process only
-    from .device.checking import run_outputs  # in the sanitizer's child process only
+    from .device.outputs import run_outputs  # in the sanitizer's child process only
 
     allow_user_code()
 

@@ -1,8 +1,8 @@
 """The engine's GPU (`self.gpu`): one object for one GPU or several (`--gpus N` on this host, or a
 Ray cluster with `--ray`). A tuning run's search runs here, in the app: kernel_tuner's strategy (or
 our `kt` search) over kernel_tuner's Searchspace, its configurations evaluated by the QueueRunner
-(gpu/runner.py) on every device worker at once, each pulling from the same queue. A CheckJob goes
-whole to one device worker. Nothing here touches CUDA."""
+(gpu/runner.py) on every device worker at once, each pulling from the same queue; a CheckJob's
+runs (gpu/checking.py) on the first. Nothing here touches CUDA."""
 
 from __future__ import annotations
 
@@ -12,10 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .checkentry import check_runs, lost_entry
 from .compiling import Compiling
 from .devices import (
-    MAX_RESTARTS_WITHOUT_PROGRESS,
     Control,
     Device,
     LocalDevice,
@@ -383,70 +381,12 @@ class Tuner:
         """Run `job` to its end. Hangs and crashes cost one configuration, not the run."""
         workers = self._ensure(0 if job.backend == "sim" and self.via == "ray" else 1)
         self.control.stop = False
-        if isinstance(job, CheckJob):
-            return self._check(workers[0], job, on_event, timeout_s)
+        if isinstance(job, CheckJob):  # each of its runs a TuneJob of one configuration, on one worker
+            from .checking import check
+
+            return check(self, workers[0], job, on_event, timeout_s)
         if job.one_worker:
             workers = workers[:1]
         from .tunerun import tune  # here: numpy and kernel_tuner load with the first tuning run
 
         return tune(self, workers, job, on_event, timeout_s)
-
-    def _check(self, w: Device, job: CheckJob, on_event, timeout_s: float) -> dict:
-        """A CheckJob on one device worker, whole, with the watchdog per kernel run; its kernels
-        compiled on the session's compile pool first."""
-        job.binaries = self.compiling.binaries(check_runs(job), job.backend, timeout_s)
-        w.ensure()
-        w.loaded = None
-        w.send(job)
-        mark(f"main: job {job.run_id} sent")
-        current, started, first, fruitless = None, 0.0, True, 0
-        while True:
-            if self.control.closing:
-                raise WorkerClosed("the GPU worker was shut down")
-            event = w.poll(0.2)
-            if event is None:
-                lost = None
-                if not w.alive():
-                    lost = (
-                        "crash",
-                        f"the GPU worker process died (exit code {w.exitcode() or '?'}) while running this configuration",
-                    )
-                elif current and time.monotonic() - started > timeout_s * (2 if first else 1):
-                    lost = (
-                        "timeout",
-                        f"no result within {timeout_s:g}s; the kernel was killed and the worker restarted",
-                    )
-                if lost is None:
-                    continue
-                fruitless += 1
-                if current:
-                    entry = lost_entry(job, current["key"], *lost)
-                    job.done[entry["unit"]] = entry
-                    on_event("check", entry)
-                if fruitless > MAX_RESTARTS_WITHOUT_PROGRESS:
-                    w.kill()
-                    raise WorkerError(f"the GPU worker failed {fruitless} times in a row: {lost[1]}") from None
-                stop = self.control.stop
-                w.restart()
-                if stop:
-                    return {"stopped": True, "device": None, "simulated": job.backend == "sim"}
-                w.send(job)
-                current, first = None, True
-                continue
-            kind, run_id, payload = event
-            if run_id != job.run_id:
-                continue
-            if kind == "begin":
-                current, started = payload, time.monotonic()
-            elif kind == "check":
-                current, first, fruitless = None, False, 0
-                job.done[payload["unit"]] = payload
-                on_event(kind, payload)
-            elif kind == "done":
-                return payload
-            elif kind == "failed":
-                raise WorkerError(payload["error"])
-            elif kind == "restart":
-                w.restart()
-                w.send(job)
-                current, first = None, True

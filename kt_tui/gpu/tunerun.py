@@ -156,6 +156,7 @@ def load_for(job: TuneJob, spec: Spec, tune_params: dict) -> Load:
         result_params=tuple(job.result_params),
         verify=spec.verify != "none",
         result_values={n: tuple(tune_params[n]) for n in job.result_params} if job.result_params else None,
+        timed=job.timed,
     )
 
 

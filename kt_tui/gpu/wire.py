@@ -10,7 +10,6 @@ ProbeJob(backends)                              ("probe", None, {"backend","gpu"
 PrepareJob(spec, backend, source)               nothing                                          (unchanged)
 Load(...)                                       ("loaded", run_id, Loaded)
 Run(run_id, key, params, binary)                ("ran", run_id, Ran)
-CheckJob(..., binaries)                         ("begin"/"check"/"done"/"failed", ...)           (unchanged)
 None                                            the worker exits
 
 A Load's failure (inputs cannot be made, the reference kernel fails, the cache is missing) comes
@@ -49,6 +48,7 @@ class Load:
     verify: bool = True  # False: a timing-only run (no comparison at all)
     result_values: dict[str, tuple] | None = None  # with result_params: the values each takes in this
     # run (the job's configurations, else the spec's), one reference kernel run per combination
+    timed: bool = True  # False: a Run runs once and compares, and is not benchmarked (a check at another size)
 
 
 @dataclass(frozen=True)

@@ -177,7 +177,7 @@ class ResultStore(Database):
         return dict(known_from_row(row) for row in self.conn.execute(sql, [sid, vid]))
 
     def add_check(self, sid: str, vid: str, c: Check | Mapping[str, Any]) -> None:
-        """One configuration checked at one other size (gpu/device/checking.entry)."""
+        """One configuration checked at one other size (gpu/checking.entry)."""
         self._upsert("checks", check_row(sid, vid, c, now()))
 
     def put_profile(self, sid: str, vid: str, key: str, state: str, summary: Mapping[str, Any]) -> None:

@@ -132,7 +132,7 @@ def run_from_row(row: Mapping[str, Any]) -> Run:
 
 
 def check_row(sid: str, vid: str, c: Check | Mapping[str, Any], stamp: str) -> dict[str, Any]:
-    """The checks row of one check, given as a record or as the worker's entry (gpu/device/checking.entry)."""
+    """The checks row of one check, given as a record or as the worker's entry (gpu/checking.entry)."""
     get = (lambda name: getattr(c, name)) if isinstance(c, Check) else c.get
     ok = get("ok")
     return {
@@ -151,7 +151,7 @@ def check_row(sid: str, vid: str, c: Check | Mapping[str, Any], stamp: str) -> d
 
 
 def check_from_entry(vid: str, entry: Mapping[str, Any], **over: Any) -> Check:
-    """A check as the worker reports it (gpu/device/checking.entry) or a recorded cache keeps it, as a record."""
+    """A check as the worker reports it (gpu/checking.entry) or a recorded cache keeps it, as a record."""
     e = {**entry, **over}
     return Check(
         version=vid,

@@ -8,15 +8,14 @@ import sqlite3
 import numpy as np
 import pytest
 
-from kt_tui.gpu.device.checking import entry
+from kt_tui.gpu.checking import entry
 from kt_tui.gpu.protocol import CheckJob
 from kt_tui.gpu.simcache import finalize_cache, recorded_checks
-from kt_tui.gpu.tuner import Tuner
 from kt_tui.kernel.spec import SpecError, dump_spec, load_spec, parse_spec, version_hash
 from kt_tui.store import Store
 
 from ..conftest import EXAMPLES, ROOT
-from ..helpers import run_cli
+from ..helpers import check_device, run_cli, tuner_on
 from ..llm_server import MODEL, ScriptedServer
 
 FAULTS = ROOT / "tests" / "faults"
@@ -161,7 +160,7 @@ def test_an_old_database_gains_the_new_column_and_table(tmp_path):
     assert [c.ok for c in store.checks("s", "v", "256")] == [True]
 
 
-# -- the check job in the worker (the watchdog, without a GPU) -----------------------------------
+# -- the check job's runs under the runner's watchdog (a stand-in device worker, without a GPU) ----
 def check_job(backend="pycuda"):
     spec = load_spec(FAULTS / "scaled_add.cu.toml")
     source = (FAULTS / "scaled_add.cu").read_text()
@@ -180,18 +179,26 @@ def check_job(backend="pycuda"):
 
 @pytest.mark.parametrize("fault,status", [("hang", "timeout"), ("crash", "crash")])
 def test_a_check_that_hangs_or_crashes_is_reported_and_the_worker_restarted(monkeypatch, fault, status):
-    monkeypatch.setenv("KT_TUI_FAULT", f"{fault}:n=37@reference")
+    from kt_tui.gpu import checking
+
+    monkeypatch.setattr(checking, "_REFS", {})
+
+    def outputs(spec, params):
+        if spec.sizes["n"] != 37:
+            raise RuntimeError("no GPU here")
+        return {"out": np.zeros(37, np.float32)}
+
     seen = []
-    gpu = Tuner()
+    gpu = tuner_on(check_device(outputs, faults={"n=37@reference": fault}))
     try:
-        gpu.run(check_job(), lambda kind, p: seen.append(p), timeout_s=1)
+        gpu.run(check_job(), lambda kind, p: seen.append(p) if kind == "check" else None, timeout_s=1)
         assert gpu.restarts == 1 and gpu.alive()
     finally:
         gpu.close()
     by_unit = {c["unit"]: c for c in seen}
     lost = by_unit["n=37@reference"]
     assert lost["status"] == status and lost.get("reference")
-    # no GPU here: the other size's reference fails at once; neither size can check the candidate
+    # the stand-in fails the other size's reference at once; neither size can check the candidate
     assert by_unit["n=349525@reference"]["status"] == "runtime_error"
     assert by_unit["n=37@128"]["status"] == "not_checked" and status in by_unit["n=37@128"]["reason"]
     assert by_unit["n=349525@128"]["ok"] is None
@@ -312,7 +319,7 @@ def test_failures_and_checks_render_per_output():
 
 
 def test_a_size_the_original_leaves_unwritten_is_not_checked():
-    from kt_tui.gpu.device.checking import unwritten
+    from kt_tui.gpu.checking import unwritten
 
     spec = load_spec(FAULTS / "scaled_add.cu.toml")
     refs = {"out": np.array([1.0, np.nan, 2.0], np.float32)}
@@ -334,7 +341,7 @@ def test_the_engine_finds_the_originals_poison_without_loading_the_worker_side()
         "        return {'out': np.array([1.0, np.nan]), 'n': np.array([3, 4], np.int32),"
         " 'idx': np.array([0, np.iinfo(np.int32).max], np.int32)}\n"
         "print(SizeChecks(Engine())._partial(), sorted(m for m in sys.modules"
-        " if m in ('kernel_tuner', 'kt_tui.gpu.device.checking', 'kt_tui.gpu.device.outputs')))\n"
+        " if m in ('kernel_tuner', 'kt_tui.gpu.checking', 'kt_tui.gpu.device.outputs')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr

@@ -91,19 +91,19 @@ def test_the_cases_the_check_kept_run_in_every_later_check_of_a_kernel(hermetic)
 
 
 def test_the_worker_runs_a_kept_case_on_its_own_inputs_for_the_kernel_and_the_reference(monkeypatch):
-    from kt_tui.gpu.device import checking
+    from kt_tui.gpu import checking
     from kt_tui.kernel.spec import parse_spec
 
+    from ..helpers import check_device, tuner_on
     from ..kernel.test_strength import KERNEL, SPEC_TEXT
 
     spec = parse_spec(SPEC_TEXT)
     seen = []
 
-    def run_outputs(s, source, params, sizes, backend):
-        seen.append((s.args[1].seed, sizes["n"]))
-        return {"out": np.arange(sizes["n"], dtype=np.int32) * (s.args[1].seed == 7)}
+    def run_outputs(s, params):
+        seen.append((s.args[1].seed, s.sizes["n"]))
+        return {"out": np.arange(s.sizes["n"], dtype=np.int32) * (s.args[1].seed == 7)}
 
-    monkeypatch.setattr(checking, "run_outputs", run_outputs)
     monkeypatch.setattr(checking, "_REFS", {})
     case = {"label": "a second seed", "sizes": dict(spec.sizes), "args": {"cx": {"seed": 7}}}
     events = []
@@ -118,7 +118,7 @@ def test_the_worker_runs_a_kept_case_on_its_own_inputs_for_the_kernel_and_the_re
         sizes=[{"label": "n=37", "sizes": {"n": 37}}, case],
         configs=[{"block_size_x": 128, "max_iter": 100}],
     )
-    checking.run_check_job(job, lambda kind, payload: events.append((kind, payload)))
+    tuner_on(check_device(run_outputs)).run(job, lambda kind, payload: events.append((kind, payload)), 60)
     assert seen == [(1, 37), (1, 37), (7, 1000), (7, 1000)]  # the reference and the kernel, each on the case's inputs
     assert [(p["label"], p["status"]) for k, p in events if k == "check"] == [("n=37", "ok"), ("a second seed", "ok")]
 

@@ -148,49 +148,47 @@ def test_the_kernel_kernel_tuner_waits_for_compiles_before_those_queued_ahead_of
 
 @needs_nvcc
 def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them(monkeypatch):
-    """A CheckJob's kernels (the original's and the configuration's at each size not done yet) compile
-    on the session's compile pool before the job is sent (gpu/tuner.py _check); the worker's
-    runs find each binary by its options and kernel string (device/checking.py). A pool compiling
-    for other options is left alone: then the worker compiles them."""
-    from kt_tui.gpu.checkentry import check_runs
-    from kt_tui.gpu.compiling import Compiling
-    from kt_tui.gpu.device import checking
-    from kt_tui.gpu.ktsource import kernel_string
+    """A check's runs at other sizes (gpu/checking.py) are tuning runs of one configuration: their
+    kernels, the original's and the configuration's at each size, are queued on the session's pool
+    at once, before the first runs, and each Run carries its binary."""
+    from kt_tui.gpu import checking
     from kt_tui.gpu.protocol import CheckJob
+    from kt_tui.gpu.wire import Run
     from kt_tui.kernel.spec import load_spec
 
     from ..conftest import EXAMPLES
+    from ..helpers import check_device, tuner_on
 
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
     source = (EXAMPLES / "vector_add.cu").read_text()
     sizes = [{"label": f"n={n}", "sizes": {"n": n}} for n in (37, 1000)]
     job = CheckJob("c", source, spec.to_dict(), source, spec.to_dict(), spec.baseline_params(), "pycuda", sizes,
-                   [{"block_size_x": 64}], done={"n=37@64": {"unit": "n=37@64"}})  # fmt: skip
-    compiling = Compiling(lambda: "90", lambda: 1, lambda: False, lambda: None)
-    try:
-        job.binaries = compiling.binaries(check_runs(job), "pycuda", 120)
-        assert compiling.pool.compiled == 2  # n=1000's original and 64 (done at n=37: nothing runs there)
-    finally:
-        compiling.close(wait=True)
-    texts = [kernel_string(spec, source, {"block_size_x": b}, {"n": 1000})[1] for b in (256, 64)]
-    assert [t for _, t, _, _ in job.binaries] == texts
-    assert all(b.startswith(b"\x7fELF") for _, _, b, _ in job.binaries)
-    seen = []
-
-    def run_outputs(s, src, params, sizes, backend):
-        ahead = outputs._LOADING[-1]
-        seen.append(ahead.binary(job.binaries[0][0], kernel_string(s, src, params, sizes)[1]))
-        return {"c": np.zeros(sizes["n"], np.float32)}
-
-    monkeypatch.setattr(checking, "run_outputs", run_outputs)
+                   [{"block_size_x": 64}])  # fmt: skip
     monkeypatch.setattr(checking, "_REFS", {})
-    checking.run_check_job(job, lambda *a: None)
-    assert [got[0] for got in seen] == [b for _, _, b, _ in job.binaries]  # each run found its own
-    other = Compiling(lambda: "90", lambda: 1, lambda: False, lambda: None)
+    queued, ahead = [], CompilePool.ahead
+    monkeypatch.setattr(CompilePool, "ahead", lambda pool, items: queued.append(list(items)) or ahead(pool, items))
+    sent: list = []
+    tuner = tuner_on(check_device(lambda s, p: {"c": np.zeros(s.sizes["n"], np.float32)}, sent=sent))
+    tuner.arch = "sm_90"  # as the probe says it of an H100
+    events: list = []
     try:
-        assert other.pool_for(spec, "pycuda") is not None
-        job.spec = dict(job.spec, compiler_options=["-O2"])
-        assert other.binaries(check_runs(job), "pycuda", 120) == []  # all compiled in the worker
-        assert other.pool.options == job.binaries[0][0]  # not replaced
+        tuner.run(job, lambda kind, payload: events.append(payload) if kind == "check" else None, 120)
+        assert tuner.compiles is not None and tuner.compiles.compiled == 4
     finally:
-        other.close(wait=True)
+        tuner.close()
+    assert len(queued[0]) == 4 and [k for k, _, _ in queued[0]] == ["n=37@64", "n=37@64", "n=1000@64", "n=1000@64"]
+    runs = [m for m in sent if isinstance(m, Run)]
+    assert [r.params["block_size_x"] for r in runs] == [256, 64, 256, 64]  # at each size the original, then 64
+    assert all(r.binary is not None and r.binary.startswith(b"\x7fELF") for r in runs)
+    assert [e["status"] for e in events] == ["ok", "ok"]
+    tuner = tuner_on(check_device(lambda s, p: {"c": np.zeros(s.sizes["n"], np.float32)}, sent=sent))
+    tuner.arch = "sm_90"
+    try:
+        pool = tuner.compile_pool(spec, "pycuda")
+        job.spec = dict(job.spec, compiler_options=["-O2"])
+        sent.clear()
+        tuner.run(job, lambda kind, payload: None, 120)
+        assert tuner.compiles is pool and pool.compiled == 0  # a pool compiling for other options is left alone
+    finally:
+        tuner.close()
+    assert sent and all(m.binary is None for m in sent if isinstance(m, Run))  # the worker compiles them

@@ -147,16 +147,15 @@ def test_each_member_of_an_nvcc_batch_runs_as_alone(backend, monkeypatch):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_check_at_other_sizes_runs_the_cubins_the_sessions_pool_made(backend, monkeypatch):
-    """A CheckJob's kernels compile on the session's compile pool before it is sent (gpu/compiling.py
-    binaries); the device worker's check loads each of them (device/checking.py, outputs.run_kernel)
-    and compiles nothing itself, with the verdicts of kernel_tuner's own compile."""
-    from kt_tui.gpu.checkentry import check_runs
-    from kt_tui.gpu.compiling import Compiling
-    from kt_tui.gpu.device import checking
+    """A check's runs at other sizes (gpu/checking.py) are Runs of untimed tuning runs: each carries
+    the session pool's binary, which the device's Session loads, compiling nothing itself, with the
+    verdicts of kernel_tuner's own compile."""
+    from kt_tui.gpu import checking
     from kt_tui.gpu.protocol import CheckJob
     from kt_tui.kernel.spec import load_spec
 
     from ..conftest import EXAMPLES
+    from ..helpers import in_process_device, tuner_on
 
     if backend == "cupy":
         import cupy
@@ -169,12 +168,6 @@ def test_a_check_at_other_sizes_runs_the_cubins_the_sessions_pool_made(backend, 
     sizes = [{"label": f"n={n}", "sizes": {"n": n}} for n in (37, 100000)]
     configs = [{"block_size_x": 64}, {"block_size_x": 1024}]
     job = CheckJob("c", source, spec.to_dict(), source, spec.to_dict(), spec.baseline_params(), backend, sizes, configs)
-    compiling = Compiling(lambda: cc, lambda: 1, lambda: False, lambda: None)
-    try:
-        job.binaries = compiling.binaries(check_runs(job), backend, 120)
-    finally:
-        compiling.close(wait=True)
-    assert len(job.binaries) == 6  # at each size the original and both configurations
     real, loaded = loaders.load, []
 
     def load(dev, instance, binary, symbol=None):
@@ -187,10 +180,15 @@ def test_a_check_at_other_sizes_runs_the_cubins_the_sessions_pool_made(backend, 
     monkeypatch.setattr(loaders, "load", load)
     monkeypatch.setattr(checking, "_REFS", {})
     monkeypatch.setattr("kernel_tuner.core.DeviceInterface.compile_kernel", compile_kernel)
+    tuner = tuner_on(in_process_device())
+    tuner.arch = f"sm_{cc}"
     events: list = []
-    checking.run_check_job(job, lambda kind, payload: events.append((kind, payload)))
+    try:
+        tuner.run(job, lambda kind, payload: events.append((kind, payload)), 120)
+    finally:
+        tuner.close()
     statuses = [p["status"] for kind, p in events if kind == "check"]
-    assert statuses == ["ok"] * 4 and len(loaded) == 6, events
+    assert statuses == ["ok"] * 4 and len(loaded) == 6, events  # at each size the original and both
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -315,7 +315,7 @@ def test_unverified_session_says_so_at_gates_and_in_the_report(tmp_path, capsys)
 
 def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):
     from kt_tui.gpu.device import outputs
-    from kt_tui.gpu.device.checking import run_outputs
+    from kt_tui.gpu.device.outputs import run_outputs
     from kt_tui.kernel.spec import parse_spec
 
     spec = parse_spec(

@@ -182,11 +182,18 @@ def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path,
 
 
 def test_checks_at_other_sizes_run_the_reference_kernel_there(tmp_path, monkeypatch):
-    from kt_tui.gpu.device.checking import run_check_job
+    from kt_tui.gpu import checking
     from kt_tui.gpu.protocol import CheckJob
 
+    from ..helpers import check_device, tuner_on
+
     seen, events = [], []
-    monkeypatch.setattr(outputs, "run_kernel", fake_run_kernel(seen))
+
+    def run(s, params):
+        seen.append({"name": s.kernel, "problem_size": s.problem_size_values(None, params)[0]})
+        return {"out": np.ones(s.sizes["n"], np.float32)}
+
+    monkeypatch.setattr(checking, "_REFS", {})
     spec = load_spec(write(tmp_path)).to_dict()
     job = CheckJob(
         run_id="c",
@@ -199,7 +206,7 @@ def test_checks_at_other_sizes_run_the_reference_kernel_there(tmp_path, monkeypa
         sizes=[{"label": "n=37", "sizes": {"n": 37}}],
         configs=[{"block_size_x": 64, "tile": 2}],
     )
-    run_check_job(job, lambda kind, payload: events.append((kind, payload)))
+    tuner_on(check_device(run)).run(job, lambda kind, payload: events.append((kind, payload)), 60)
     assert [(s["name"], s["problem_size"]) for s in seen] == [("scale_ref", 37), ("scale", 37)]
     checks = [p for k, p in events if k == "check"]
     assert [c["status"] for c in checks] == ["ok"]

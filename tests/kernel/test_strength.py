@@ -346,12 +346,12 @@ def test_spec_check_with_a_check_that_can_fail(checked, capsys):
 
 # -- a reference per configuration (item 4), in the worker, with kernel_tuner stood in for ---------
 def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_result_parameters(tmp_path, monkeypatch):
+    from kt_tui.gpu import checking
     from kt_tui.gpu.device import outputs
-    from kt_tui.gpu.device.checking import run_check_job
     from kt_tui.gpu.protocol import CheckJob, TuneJob
     from kt_tui.kernel.spec import load_spec
 
-    from ..helpers import open_load
+    from ..helpers import check_device, open_load, tuner_on
     from .test_refkernel import KERNEL as SCALE
     from .test_refkernel import write
 
@@ -392,7 +392,9 @@ def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_re
         configs=[{"block_size_x": 64, "tile": 2}],
         result_params=["tile"],
     )
-    run_check_job(check, lambda kind, payload: events.append((kind, payload)))
+    monkeypatch.setattr(checking, "_REFS", {})
+    device = check_device(lambda s, params: {"out": np.arange(37, dtype=np.float32) * params.get("tile", 1)})
+    tuner_on(device).run(check, lambda kind, payload: events.append((kind, payload)), 60)
     assert [p["status"] for k, p in events if k == "check"] == ["ok"]  # tile=2 against the reference at tile=2
 
 

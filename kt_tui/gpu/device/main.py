@@ -16,7 +16,7 @@ import traceback
 from collections.abc import Callable
 
 from ..env import PR_SET_CHILD_SUBREAPER, prctl
-from ..protocol import CheckJob, PrepareJob, ProbeJob
+from ..protocol import PrepareJob, ProbeJob
 from ..supervise import kill_tree
 from ..timeline import mark
 from ..wire import Load, Ran, Run
@@ -121,7 +121,7 @@ def main(requests, events, log_path: str | None, parent_pid: int) -> None:
     # process pool); the app still ends this one, and this one watches the app
     mp.current_process().daemon = False
     from ...kernel.inputs import allow_user_code
-    from . import checking, prepare  # noqa: F401 - loaded now, not in the first job's time
+    from . import prepare  # noqa: F401 - loaded now, not in the first job's time
     from .session import Session
 
     allow_user_code()  # init, verify and reference functions run here
@@ -147,9 +147,7 @@ def serve(job, session, put: Callable[[tuple], None]) -> bool:
     """One message from the app, answered through `put`, in a local worker or a Ray actor
     (device/rayactor.py); True where the worker's CUDA context is lost and the worker must end."""
     from ...kernel.spec import spec_from_plain  # here and below: loaded once the worker is up
-    from .checking import run_check_job
     from .prepare import job_args
-    from .session import ContextLost, explain
 
     if isinstance(job, ProbeJob):
         put(("probe", None, probe_backends(job.backends)))
@@ -165,14 +163,4 @@ def serve(job, session, put: Callable[[tuple], None]) -> bool:
         event = session.handle(job)
         put(event)
         return isinstance(event[2], Ran) and event[2].context_lost
-    elif isinstance(job, CheckJob):
-        mark(f"worker: job {job.run_id}")
-        try:
-            put(("done", job.run_id, run_check_job(job, lambda kind, payload: put((kind, job.run_id, payload)))))
-        except ContextLost as e:
-            put(("restart", job.run_id, {"reason": str(e)}))
-            return True
-        except Exception as e:  # noqa: BLE001 - reported to the app, which decides
-            traceback.print_exc()
-            put(("failed", job.run_id, {"error": explain(e)}))
     return False

@@ -10,7 +10,7 @@ import numpy as np
 from ...kernel.inputs import make_args
 from ...kernel.spec import Spec
 
-_ARGS: dict[str, list] = {}  # the last spec's generated inputs, by its args and sizes: later jobs copy them
+_ARGS: dict[str, list] = {}  # generated inputs by spec args and sizes, KEEP_BYTES in all: later jobs copy them
 KEEP_BYTES = 2 << 30  # inputs larger than this in all are made again for each job rather than kept
 
 
@@ -22,12 +22,18 @@ def job_args(spec: Spec, plain: dict) -> list:
     replay makes none (device/session.py answers its Runs from the recorded cache)."""
     key = json.dumps([plain.get("args"), plain.get("sizes"), plain.get("base_dir")], sort_keys=True, default=str)
     if key not in _ARGS:
-        _ARGS.clear()
         args = make_args(spec)
         for a in args:
             if isinstance(a, np.ndarray):
                 a.flags.writeable = False
-        if sum(a.nbytes for a in args if isinstance(a, np.ndarray)) > KEEP_BYTES:
+        if _bytes(args) > KEEP_BYTES:
             return args
+        while _ARGS and _bytes(args) + sum(_bytes(kept) for kept in _ARGS.values()) > KEEP_BYTES:
+            _ARGS.pop(next(iter(_ARGS)))  # the least recently used; a check's sizes leave the spec's
         _ARGS[key] = args
+    _ARGS[key] = _ARGS.pop(key)
     return list(_ARGS[key])
+
+
+def _bytes(args: list) -> int:
+    return sum(a.nbytes for a in args if isinstance(a, np.ndarray))

@@ -55,7 +55,7 @@ class Actor:
         if ray.get_gpu_ids():
             cudawarm.start()
         try:
-            from . import checking, main, session  # noqa: F401 - loaded now, not in the first job's time
+            from . import main, session  # noqa: F401 - loaded now, not in the first job's time
         except Exception:  # noqa: BLE001 - the first job meets it again and reports it
             return
         mark("worker: imports done")
