@@ -215,7 +215,7 @@ def test_a_tuning_run_starts_without_loading_our_searchs_model():
     import subprocess
 
     code = (
-        "import sys\nfrom kt_tui.gpu import tunerun\nfrom kt_tui.gpu.device import session, checking, main\n"
+        "import sys\nfrom kt_tui.gpu import tunerun\nfrom kt_tui.gpu.device import session, outputs, main\n"
         "print(sorted(m for m in ('scipy', 'kt_tui.search.kt_search', 'kt_tui.search.model') if m in sys.modules))\n"
         "tunerun.search_module('kt')\nprint('kt_tui.search.kt_search' in sys.modules)"
     )

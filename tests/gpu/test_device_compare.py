@@ -95,8 +95,8 @@ def test_output_reset_restores_what_the_device_overwrote(dev):
     reset = OutputReset(dev, gpu_args, {"big": 0, "small": 2})
     try:
         for _ in range(2):
-            dev.dev.memset(gpu_args[0], 0xFF, pristine.nbytes)  # the device writes over both outputs
-            dev.dev.memset(gpu_args[2], 0, small.nbytes)
+            dev.dev.memcpy_htod(gpu_args[0], np.full_like(pristine, np.nan))  # the device writes over both outputs
+            dev.dev.memcpy_htod(gpu_args[2], np.zeros_like(small))  # (cupy's memset sets elements, not bytes)
             back = np.zeros_like(pristine)
             dev.memcpy_dtoh(back, gpu_args[0])
             assert np.isnan(back).all()

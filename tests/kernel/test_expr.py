@@ -220,7 +220,7 @@ def test_space_edits_and_seed_rules_use_the_same_checks(tmp_path):
 
 def test_kernel_tuner_gets_callables_only(monkeypatch, tmp_path):
     from kt_tui.gpu import tunerun
-    from kt_tui.gpu.device import checking
+    from kt_tui.gpu.device import outputs
     from kt_tui.gpu.protocol import TuneJob
 
     from ..helpers import fake_device, open_load, run_tune_job
@@ -244,7 +244,7 @@ def test_kernel_tuner_gets_callables_only(monkeypatch, tmp_path):
         lambda tp, restrictions, *a, **k: seen.update(restrictions=restrictions) or real(tp, restrictions, *a, **k),
     )
     run_tune_job(job, device=fake_device())
-    checking.run_outputs(spec, src, spec.baseline_params(), {"n": 64}, "cupy")
+    outputs.run_outputs(spec, src, spec.baseline_params(), {"n": 64}, "cupy")
     for kwargs in (seen["tune"], seen["search"], seen["run"]):
         for k in ("grid_div_x", "grid_div_y", "grid_div_z"):
             assert kwargs[k] is None or all(isinstance(d, Divisor) for d in kwargs[k]), kwargs[k]

@@ -283,7 +283,28 @@ class _Cupy:
         return int(self.cp.cuda.runtime.memGetInfo()[0]) + int(self.cp.get_default_memory_pool().free_bytes())
 
     def build(self, source: str, names: list[str]) -> dict[str, object]:
-        module = self.cp.RawModule(code=source)
+        """Compiled by cupy's NVRTC without the -ftz=true cupy's RawModule always adds: flushed to
+        zero, a subnormal reference would compare as 0, not as numpy compares it."""
+        import importlib  # here: as cupy above
+
+        from .loaders import Module  # as above
+
+        nvrtc = importlib.import_module("cupy_backends.cuda.libs.nvrtc")  # cupy's own NVRTC
+        cc = int(self.cp.cuda.Device().compute_capability)
+        key = (source, f"cupy {cc}")
+        if key not in _CUBINS:
+            arch = min(cc, max(int(a) for a in nvrtc.getSupportedArchs()))
+            program = nvrtc.createProgram(source, "kt_compare.cu", (), ())
+            try:
+                try:
+                    nvrtc.compileProgram(program, [f"--gpu-architecture={'sm' if arch == cc else 'compute'}_{arch}"])
+                except nvrtc.NVRTCError as e:
+                    raise RuntimeError(f"compare kernels: {nvrtc.getProgramLog(program).strip() or e}") from None
+                _CUBINS[key] = nvrtc.getCUBIN(program) if arch == cc else nvrtc.getPTX(program)
+            finally:
+                nvrtc.destroyProgram(program)
+        module = Module(_CUBINS[key])
+        self.modules = [*getattr(self, "modules", []), module]  # each function lives as long as its module
         return {name: module.get_function(name) for name in names}
 
     def launch(self, fn: Any, blocks: int, out: int, ref: int, n: int, a: float, b: float, k: int, acc: int) -> None:
