@@ -62,6 +62,74 @@ def shapes(n: int = 100_000) -> dict[str, str]:
     }
 
 
+def stepped_kernels(n: int = 2000) -> dict[str, str]:
+    """Kernels that step a pointer or divide sizes many times (the drafter's stepping and division rules)."""
+    nested = "".join(f"for (int i{k} = 0; i{k} < n; i{k}++) {{ p += n; " for k in range(n // 10)) + "}" * (n // 10)
+    divisions = (
+        "int q = " + " / ".join(["w"] * n) + ";\n" + "".join(f"int q{k} = (w + {k}) / f + 1;\n" for k in range(n))
+    )
+    stepped = "".join("p += n; s += *p;\n" for _ in range(n))
+    bodies = {
+        "nested stepping loops": nested,
+        "chains of divisions": divisions,
+        "many steps": "for (int t = 0; t < n; t++) {\n" + stepped + "}\n",
+    }
+    return {
+        what: "__global__ void k(const float *a, float *out, int n, int w, int f) {\n"
+        "const float *p = a; float s = 0.0f;\n" + body + "out[0] = s;\n}\n"
+        for what, body in bodies.items()
+    }
+
+
+def many_strides(n: int = 60) -> str:
+    """A kernel with `n` stride parameters into one table (the drafter's layout warnings)."""
+    params = ", ".join(f"long long s{k}" for k in range(n))
+    body = "\n".join(f"    out[c] += tab[pick[c] * s{k} + c];" for k in range(n))
+    return (
+        f"__global__ void many(const float *tab, const int *pick, float *out, int cols, {params})\n{{\n"
+        "    int c = blockIdx.x * blockDim.x + threadIdx.x;\n    if (c >= cols)\n        return;\n"
+        f"{body}\n}}\n"
+    )
+
+
+# expressions whose value would take minutes and gigabytes: refused before they are computed
+EXPRESSION_BOMBS = [
+    "round(block_size_x, -300000000)",
+    "round(5, -10**7)",
+    "round(5, -(2**30))",
+    "round(block_size_x, -block_size_x * 1000000)",
+    "round(1.5, 10**9)",
+    "int(1e308) * int(1e308)",
+    "floor(1e300) + ceil(-1e300)",
+    "max(" + ", ".join(["2**63"] * 40) + ")",
+    "block_size_x * 2**62 * 2**62",
+    "abs(-(2**63) * 4)",
+]
+
+# a spec field of examples/vector_add.cu.toml -> (its text, the same with an expression {e}, its name in messages)
+BOMB_FIELDS = {
+    "restrictions": ("restrictions = []", 'restrictions = ["{e} >= 0"]', "restrictions[0]"),
+    "grid_div_x": ('grid_div_x = ["block_size_x"]', 'grid_div_x = ["{e}"]', "grid_div_x[0]"),
+    "sizes": ("n = 16777216", 'n = 16777216\nm = "{e}"', "sizes.m"),
+    "metrics": ('bytes = "3 * 4 * n"', 'bytes = "{e}"', "metrics.bytes"),
+    "arg size": ('size = "n"\ninit = "random"\nseed = 1', 'size = "{e}"\ninit = "random"\nseed = 1', "(a).size"),
+    "arg value": ('value = "n"', 'value = "{e}"', "(n).value"),
+    "problem_size": ('problem_size = ["n"]', 'problem_size = ["{e}"]', "problem_size[0]"),
+    "defines": ("iterations = 7", 'iterations = 7\n[defines]\nTILE = "{e}"', "defines.TILE"),
+    "smem_size": ("iterations = 7", 'iterations = 7\nsmem_size = "{e}"', "smem_size"),
+}
+
+
+def bomb_spec(field: str) -> str:
+    """examples/vector_add.cu.toml with a 10**300000000-sized round() in `field`."""
+    old, new, _ = BOMB_FIELDS[field]
+    sized = field in ("sizes", "defines", "metrics", "arg size", "arg value", "problem_size")
+    bomb = "round(n, -300000000)" if sized else "round(block_size_x, -300000000)"
+    text = (ROOT / "examples" / "vector_add.cu.toml").read_text()
+    assert old in text, field
+    return text.replace(old, new.format(e=bomb), 1)
+
+
 def seconds(fn: Callable[[str], object], text: str) -> float:
     from kt_tui.kernel.source import SourceError
 
@@ -113,9 +181,48 @@ def main() -> None:
                 seconds(lambda t, f=fn: f(t, k) if f is not draft else f(k, t), KERNEL_AFTER_HEADS),
             )
         )
+    rows += drafter_rows()
     print(f"{'input':<40} {'reader':<16} {'seconds':>8}")
     for what, name, took in rows:
         print(f"{what:<40} {name:<16} {took:>8.2f}")
+
+
+def drafter_rows() -> list[tuple[str, str, float]]:
+    """The drafter on stepped kernels and many strides, and `spec --check` on a bomb in each field."""
+    import contextlib
+    import io
+    import tempfile
+
+    from kt_tui import cli
+    from kt_tui.kernel.draft import draft
+    from kt_tui.kernel.draft_flags import layout_warnings
+    from kt_tui.kernel.expr import ExprError, parse
+    from kt_tui.kernel.source import find_kernels
+
+    def value(text: str) -> None:
+        try:
+            parse(text, "restrictions[0]").value({"block_size_x": 256})
+        except ExprError:
+            pass  # the answer
+
+    rows = [(text[:40], "expression", seconds(value, text)) for text in EXPRESSION_BOMBS]
+    rows += [
+        (what, "draft", seconds(lambda t: draft(find_kernels(t)[0], t), src)) for what, src in stepped_kernels().items()
+    ]
+    strides = many_strides()
+    spec = draft(find_kernels(strides)[0], strides).spec
+    for a in spec.args:
+        if a.name.startswith("s"):
+            a.value = 1
+    rows.append(("60 strides", "layout_warnings", seconds(lambda t: layout_warnings(t, "many", spec), strides)))
+    with tempfile.TemporaryDirectory() as tmp:
+        for field in BOMB_FIELDS:
+            path = Path(tmp, "bomb.toml")
+            path.write_text(bomb_spec(field))
+            args = ["spec", str(ROOT / "examples" / "vector_add.cu"), "--check", "--spec", str(path)]
+            with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+                rows.append((f"a round() bomb in {field}", "spec --check", seconds(lambda _, a=args: cli.main(a), "")))
+    return rows
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@ resume, and the per-run cachefile kernel_tuner itself can open. GPU-free: record
 
 import asyncio
 import threading
-import time
 
 from kt_tui.config import load_settings
 from kt_tui.engine.core import Engine
@@ -49,13 +48,11 @@ def test_every_kernel_tuner_search_is_budgeted_brute_force_included(capsys):
 
 def test_a_time_limit_stops_the_run(capsys, monkeypatch):
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.05")
-    t0 = time.monotonic()
     code, out = run_cli(
         capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim", "--time-limit", "1.5"
     )
     assert code == 0 and out["state"] == "finished"
-    assert 3 < out["results"] < 200
-    assert time.monotonic() - t0 < 30
+    assert 3 < out["results"] < 200  # 1.5 s of results 0.05 s apart, not the space's
 
 
 def test_seed_configs_are_labelled_and_weighed_by_our_search(capsys, hermetic):

@@ -3,7 +3,8 @@ its layout contradicts the kernel: a row stride whose rows are picked by values 
 least the row, a window bounded with the extent it slides over is smaller than it, a scalar named as
 negated is negative; a stride below its row or a window past its extent is warned about."""
 
-import time
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,9 @@ from kt_tui.kernel.expr import evaluate
 from kt_tui.kernel.source import find_kernels
 
 from .test_draft_shapes import _draft, _points
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from benchmarks.hostile_inputs import many_strides  # noqa: E402
 
 needs_nvcc = pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found")
 
@@ -111,22 +115,14 @@ def test_a_window_past_its_extent_is_warned_about():
     assert "larger than the extent it slides over" in warnings[0]
 
 
-def test_many_strides_give_few_lines_in_bounded_time():
-    n = 60
-    params = ", ".join(f"long long s{k}" for k in range(n))
-    body = "\n".join(f"    out[c] += tab[pick[c] * s{k} + c];" for k in range(n))
-    src = (
-        f"__global__ void many(const float *tab, const int *pick, float *out, int cols, {params})\n{{\n"
-        "    int c = blockIdx.x * blockDim.x + threadIdx.x;\n    if (c >= cols)\n        return;\n"
-        f"{body}\n}}\n"
-    )
+def test_many_strides_give_few_lines():
+    """benchmarks/hostile_inputs.py times it; the suite's per-test limit stops a hang."""
+    src = many_strides()
     d = _draft(src)
     for a in d.spec.args:
         if a.name.startswith("s"):
             a.value = 1
-    start = time.monotonic()
     warnings = layout_warnings(src, find_kernels(src)[0].name, d.spec)
-    assert time.monotonic() - start < 20
     assert 1 <= len(warnings) <= 8
 
 

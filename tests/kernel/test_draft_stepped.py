@@ -2,12 +2,16 @@
 for these tests: a pointer stepped in a loop, a size argument the index math leaves unread beside an array
 indexed through another array's values."""
 
-import time
+import sys
+from pathlib import Path
 
 from kt_tui.kernel.draft import draft
 from kt_tui.kernel.expr import evaluate
 from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import check_spec, dump_spec, parse_spec
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from benchmarks.hostile_inputs import stepped_kernels  # noqa: E402
 
 
 def _draft(src: str):
@@ -204,27 +208,11 @@ def test_the_float_that_scales_a_coordinate_into_a_clamped_index_is_the_ratio_of
         assert abs(at["kx"] - at["sw"] / at["dw"]) < 1e-9 and abs(at["ky"] - at["sh"] / at["dh"]) < 1e-9
 
 
-def test_these_rules_draft_hostile_kernels_in_bounded_time():
-    n = 2000
-    nested = "".join(f"for (int i{k} = 0; i{k} < n; i{k}++) {{ p += n; " for k in range(n // 10)) + "}" * (n // 10)
-    divisions = (
-        "int q = " + " / ".join(["w"] * n) + ";\n" + "".join(f"int q{k} = (w + {k}) / f + 1;\n" for k in range(n))
-    )
-    stepped = "".join("p += n; s += *p;\n" for _ in range(n))
-    kernels = {
-        "nested stepping loops": nested,
-        "chains of divisions": divisions,
-        "many steps": "for (int t = 0; t < n; t++) {\n" + stepped + "}\n",
-    }
-    for what, body in kernels.items():
-        src = (
-            "__global__ void k(const float *a, float *out, int n, int w, int f) {\n"
-            "const float *p = a; float s = 0.0f;\n" + body + "out[0] = s;\n}\n"
-        )
-        start = time.perf_counter()
-        draft(find_kernels(src)[0], src)
-        took = time.perf_counter() - start
-        assert took < 20, f"draft of {what}: {took:.1f} s"
+def test_these_rules_draft_hostile_kernels():
+    """Each is drafted (the suite's time limit per test stops a hang; benchmarks/hostile_inputs.py times them)."""
+    for what, src in stepped_kernels().items():
+        d = draft(find_kernels(src)[0], src)
+        assert [a.name for a in d.spec.args] == ["a", "out", "n", "w", "f"], what
 
 
 SCATTER_ROWS = """

@@ -145,10 +145,8 @@ def test_a_second_sigterm_aborts_at_once_and_leaves_the_session_stopped(capsys, 
     tui, sid = tuning(store, 2.0, 2)
     tui.proc.send_signal(signal.SIGTERM)
     time.sleep(0.3)
-    started = time.monotonic()
     tui.proc.send_signal(signal.SIGTERM)
-    code = tui.wait()
-    assert time.monotonic() - started < 10
+    code = tui.wait(timeout=10)  # a hang guard: it does not wait for the running configuration
     assert code == 143, tui.output()[-2000:]
     assert store.session(sid)["state"] == "stopped"
     assert all(r.state != "running" for r in store.runs(sid))
