@@ -158,7 +158,9 @@ def draft(
             kernel = typed_params(kernel, types)
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
-                return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values, types, compiled)
+                d = _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values, types, compiled)
+                draft_rows.highs_above_lows(d.spec, d.guesses)
+                return d
             why = " (the analysis did not find it, or it is too long to follow)"
         except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
             why = f" (the analysis stopped: {type(e).__name__})"

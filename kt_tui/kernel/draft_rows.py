@@ -194,3 +194,28 @@ def strides_past_spans(fn: cuda_ast.Function, args: list[Arg], guesses: list[tup
                 f"r * {name}`, `p[j]`, `j < {span}`): at least {span}, padded, so rows do not overlap",
             )
         )
+
+
+def highs_above_lows(spec: Spec, guesses: list[tuple[str, str]]) -> Spec:
+    """A drafted value bound that the spec's sizes or a check size leave at or below its low (an index
+    bounded by what an array the draft sized too small has left): as written the spec would not load.
+    Such a high becomes low + 1, said as a guess to set."""
+    for a in spec.args:
+        if not (a.is_array and a.low is not None and a.high is not None):
+            continue
+        for sizes in [spec.sizes, *(e["sizes"] for e in spec.extra_sizes())]:
+            try:
+                low, high = evaluate(a.low, sizes), evaluate(a.high, sizes)
+            except ExprError:
+                break  # the spec check names it
+            if high <= low:
+                guesses.append(
+                    (
+                        f"args.{a.name}",
+                        f"the values' bound the draft found ({a.high}) is not above {a.low} at {sizes}: "
+                        f"every value is {a.low}; set the range the kernel reads",
+                    )
+                )
+                a.high = a.low + 1 if isinstance(a.low, (int, float)) else f"({a.low}) + 1"
+                break
+    return spec

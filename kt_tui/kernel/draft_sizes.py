@@ -249,6 +249,16 @@ class _Sizer:
                     self.out.guesses.append(
                         (f"args.{x}", f"counts of rows of a block of {r} per item ({name}'s layout): at most {r}")
                     )
+            # read only at `row * S + v`, v loaded: v a column below S (with other accesses, they bound v)
+            columns = [_column_in_row(h, an.strides) if h is not None else None for h in his]
+            if his and all(c is not None for c in columns):
+                his = columns
+                self.out.guesses.append(
+                    (
+                        f"args.{name}",
+                        "a value read from memory picks a column within a thread's row: it is below the row's length",
+                    )
+                )
             plain = [h + Poly.const(1) for h in his if h is not None and not draft_index.loads(h)]
             loaded = tuple(sorted({h.text() for h in his if h is not None and draft_index.loads(h)}))
             cands = [
@@ -595,3 +605,20 @@ def size_arrays(
         texts = [c.text(s.order) if not c.is_const() else str(int(c.value())) for c in cands]
         s.out.extents[name] = texts[0] if len(texts) == 1 else f"max({', '.join(texts)})"
     return s.out
+
+
+def _column_in_row(h: Poly, strides: list[Poly]) -> Poly | None:
+    """`row * S + v` with v a value read from memory (`logp[i * ld + target[i]]`, `src[r * cols + idx[o]]`):
+    the row's last element, v taken below S, the row length a thread index is multiplied by (else the
+    loaded v would be bounded by whatever the array's length left after the rows); None for other shapes."""
+    picks = [(m, c) for m, c in h.terms.items() if any(v.startswith("$") for v in m)]
+    if len(picks) != 1 or picks[0][1] != 1 or len(picks[0][0]) != 1:
+        return None
+    rest = h - Poly({picks[0][0]: picks[0][1]})
+    if rest.is_const():
+        return None
+    for s in strides:
+        names = s.names()
+        if s.degree() == 1 and len(s.terms) == 1 and all(names <= set(m) for m in rest.terms if m):
+            return rest + s - Poly.const(1)
+    return None
