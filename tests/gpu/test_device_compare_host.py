@@ -316,3 +316,42 @@ def test_an_output_reset_that_cannot_allocate_frees_what_it_made(monkeypatch):
     with pytest.raises(MemoryError):
         OutputReset(HostDevice(), [np.zeros(4), np.zeros(8)], {"c": 0, "d": 1})
     assert HostBackend.released == [made[0][1]]
+
+
+def test_cupys_comparison_kernels_are_compiled_without_flushing_subnormals(monkeypatch):
+    """cupy's RawModule compiles with -ftz=true, under which a subnormal reference compared as 0 (seen on
+    an H100, session 20: 10 of 192 float32 verdicts differed from compare.py's). The comparison kernels
+    go through cupy's NVRTC with the architecture alone, once per source and GPU, loaded as a module."""
+    import sys
+    from types import ModuleType, SimpleNamespace
+
+    from kt_tui.gpu.device import compare as cmp
+    from kt_tui.gpu.device import loaders
+
+    asked: list[list[str]] = []
+    nvrtc = ModuleType("cupy_backends.cuda.libs.nvrtc")
+    nvrtc.NVRTCError = RuntimeError  # type: ignore[attr-defined]
+    nvrtc.getSupportedArchs = lambda: (75, 80, 90)  # type: ignore[attr-defined]
+    nvrtc.createProgram = lambda src, name, headers, names: src  # type: ignore[attr-defined]
+    nvrtc.compileProgram = lambda prog, options: asked.append(list(options))  # type: ignore[attr-defined]
+    nvrtc.getCUBIN = lambda prog: b"cubin of " + prog.encode()[:8]  # type: ignore[attr-defined]
+    nvrtc.destroyProgram = lambda prog: None  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "cupy_backends.cuda.libs.nvrtc", nvrtc)
+    loaded: list[bytes] = []
+
+    class Module:
+        def __init__(self, binary: bytes):
+            loaded.append(binary)
+
+        def get_function(self, name: str) -> str:
+            return f"fn {name}"
+
+    monkeypatch.setattr(loaders, "Module", Module)
+    monkeypatch.setattr(cmp, "_CUBINS", {})
+    backend = cmp._Cupy.__new__(cmp._Cupy)
+    backend.cp = SimpleNamespace(cuda=SimpleNamespace(Device=lambda: SimpleNamespace(compute_capability="90")))
+    source, names = kernel_source(["float32"]), list(kernel_names("float32"))
+    for _ in range(2):
+        assert backend.build(source, names) == {n: f"fn {n}" for n in names}
+    assert asked == [["--gpu-architecture=sm_90"]]  # compiled once, without -ftz=true
+    assert len(loaded) == 2 and loaded[0].startswith(b"cubin of ")
