@@ -155,11 +155,22 @@ def _float_factor(n: Node, floats: set[str]) -> bool:
 
 
 def _carried(n: Node | None, arrays: set[str], holds: dict[str, set[str]]) -> set[str]:
+    """The arrays whose loaded values `n`'s value carries: one only tested in a condition (`m[i] ? 1.0f :
+    0.0f`) picks a branch and is not carried."""
     if n is None:
         return set()
-    out = {text(m.child_by_field_name("argument")) for m in _loads(n, arrays)}
+    tests = [
+        (c.start_byte, c.end_byte)
+        for m in cuda_ast.walk(n)
+        if m.type == "conditional_expression" and (c := m.child_by_field_name("condition")) is not None
+    ]
+
+    def carried(m: Node) -> bool:
+        return not any(a <= m.start_byte and m.end_byte <= b for a, b in tests)
+
+    out = {text(m.child_by_field_name("argument")) for m in _loads(n, arrays) if carried(m)}
     for m in cuda_ast.walk(n):
-        if m.type == "identifier" and text(m) in holds:
+        if m.type == "identifier" and text(m) in holds and carried(m):
             out |= holds[text(m)]
     return out
 
