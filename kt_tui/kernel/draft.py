@@ -34,6 +34,7 @@ from . import (
     draft_shared,
     draft_states,
     draft_values,
+    draft_weights,
     draft_within,
     extents,
 )
@@ -566,6 +567,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     _scale_thresholds(fn, args, guesses)
     draft_decay.decayed(fn, args, guesses)
     draft_draws.drawn(fn, floats, args, guesses)
+    draft_weights.weighted(fn, args, guesses)
     draft_pixels.intensities(fn, args, guesses)
     draft_states.states(fn, args, guesses)
     draft_rows.strides_past_spans(fn, args, guesses, "an int that sizes nothing")

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from . import cuda_ast
 from .cuda_ast import text
 from .draft_roles import _MAX, _POSITIVE_ONLY, Node, _locals, _through, strip_parens
+from .draft_weights import DAMPING, DAMPING_WHY, damping_scalars
 
 TOLERANCE = 1e-5  # far below the drafted floats' scale (standard normal): one near 1 zeroes most results
 TOLERANCE_WHY = (
@@ -413,6 +414,7 @@ def guard_values(
     out.update({n: (LOG_CUT, LOG_CUT_WHY) for n in log_cuts(fn, floats)})
     out.update({n: (TOLERANCE, TOLERANCE_WHY) for n in tolerances(fn, floats)})
     out.update({n: (ADDED_TOLERANCE, ADDED_TOLERANCE_WHY) for n in added_tolerances(fn, floats)})
+    out.update({n: (DAMPING, DAMPING_WHY) for n in damping_scalars(fn, floats)})
     out.update({n: (v, FLAG_WHY) for n, v in flags(fn, others).items()})
     out.update({n: (v, SELECTOR_WHY) for n, v in selectors(fn, others - set(out), values or {}).items()})
     return out
