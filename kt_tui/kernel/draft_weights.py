@@ -1,9 +1,8 @@
 """Float values whose arithmetic says their range (kernel/draft.py): an input array whose value v is
 taken as `1 - v` beside v itself as a factor or a log's argument (`(1 - t) * x + t * y`, `t * log(p) +
 (1 - t) * log(1 - p)`) is a probability or a soft target, in [0, 1); one that weights a log term (`w[c]
-* log1pf(e)`, `(1 + (w[c] - 1) * t) * softplus`) is a loss weight, positive; a float scalar added to a
-constant that divides (`x / (1.0f + eta)`) is a damping coefficient, small beside that constant, not an
-epsilon that keeps a denominator off 0 (the constant already does)."""
+* log1pf(e)`, `(1 + (w[c] - 1) * t) * softplus`) is a loss weight, positive; one read into a value whose magnitude is compared
+with a threshold (draft_guards.thresholds) is drawn on the threshold's scale, [0, 1)."""
 
 from __future__ import annotations
 
@@ -12,20 +11,14 @@ import re
 from . import cuda_ast
 from .cuda_ast import Node, text
 from .draft_decay import draw_uniform, free_floats
-from .draft_roles import _locals, _through, strip_parens
+from .draft_guards import _op, thresholds
+from .draft_roles import _locals, _through
 from .spec import Arg
 
 PROBABILITY_SPAN = (0, 1)
 LOG_WEIGHT_SPAN = (0.5, 4)  # weights of a loss's terms: positive, about 1, apart from 1 so a dropped one fails
-DAMPING = 0.05  # a damping per step: small beside 1, far above an epsilon
-DAMPING_WHY = (
-    "added to a constant that divides (`x / (1 + eta)`: a damping or relaxation coefficient): small beside "
-    "that constant, in (0, 1); not an epsilon, which the constant makes needless, and not 0, which passes a "
-    "kernel that drops it"
-)
 _LOGS = ("logf", "log", "__logf", "log1pf", "log1p", "log2f", "log2", "log10f", "log10")
 _ONE = re.compile(r"^\(*\s*1(\.0*)?[fF]?\s*\)*$|^\(*\s*[A-Za-z_]\w*\s*\(\s*1\s*\)\s*\)*$")  # 1, 1.0f, T(1)
-_NUMBER = re.compile(r"^\(*\s*(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?\s*\)*$")
 
 
 def _up(n: Node) -> tuple[Node, Node | None]:
@@ -34,10 +27,6 @@ def _up(n: Node) -> tuple[Node, Node | None]:
     while up is not None and up.type == "parenthesized_expression":
         n, up = up, up.parent
     return n, up
-
-
-def _op(n: Node | None) -> str:
-    return text(n.child_by_field_name("operator")) if n is not None and n.type == "binary_expression" else ""
 
 
 def _values(fn: cuda_ast.Function, name: str) -> list[Node]:
@@ -131,28 +120,6 @@ def log_weight_arrays(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
     return out
 
 
-def damping_scalars(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
-    """Float scalars of `floats` added to a number other than 0 in a division's denominator, through
-    locals (`(... ) / (1.0f + eta)`)."""
-    out: set[str] = set()
-    if fn.body is None or not floats:
-        return out
-    locals_ = _locals(fn)
-    for n in cuda_ast.walk(fn.body):
-        if _op(n) != "/":
-            continue
-        for m in _through(n.child_by_field_name("right"), locals_):
-            if _op(m) != "+":
-                continue
-            sides = [strip_parens(m.child_by_field_name(f)) for f in ("left", "right")]
-            for a, b in (sides, sides[::-1]):
-                if a is None or b is None or a.type != "identifier" or text(a) not in floats:
-                    continue
-                if _NUMBER.match(text(b)) and float(text(b).strip("() ").rstrip("fF")) != 0:
-                    out.add(text(a))
-    return out
-
-
 def weighted(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, str]]) -> None:
     """Float inputs drawn at random (no range given) that are probabilities, then those that weight a
     log term: each drawn in its span."""
@@ -166,3 +133,10 @@ def weighted(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, st
         "term counts with its sign"
     )
     draw_uniform(args, log_weight_arrays(fn, free_floats(args)), LOG_WEIGHT_SPAN, why, guesses)
+    scalars = {a.name for a in args if not a.is_array and a.type.startswith("float")}
+    read = set().union(*thresholds(fn, scalars).values()) & free_floats(args)
+    why = (
+        "values computed from them are compared with a threshold (`fabsf(c - blur) > t`), whose value is drafted "
+        "on this scale (data of a normalised signal or image), so the test goes both ways"
+    )
+    draw_uniform(args, read, PROBABILITY_SPAN, why, guesses)
