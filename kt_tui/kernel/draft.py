@@ -25,6 +25,7 @@ from . import (
     draft_guards,
     draft_masked,
     draft_moments,
+    draft_partials,
     draft_periods,
     draft_pixels,
     draft_relations,
@@ -597,5 +598,5 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_below.fit(spec, draft_below.find(fn, ints), guesses)
     draft_masked.fit(spec, draft_masked.find(fn, ints), guesses)
     fit_windows(spec, an, guesses)
-    guesses.extend(draft_periods.whole_periods(spec, fn))
+    guesses.extend(draft_periods.whole_periods(spec, fn) + draft_partials.fit(spec, fn))
     return Draft(spec, guesses)
