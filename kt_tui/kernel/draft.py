@@ -19,6 +19,7 @@ import numpy as np
 from . import (
     cuda_ast,
     draft_below,
+    draft_carried,
     draft_decay,
     draft_divisors,
     draft_draws,
@@ -569,6 +570,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_decay.decayed(fn, args, guesses)
     draft_draws.drawn(fn, floats, args, guesses)
     draft_weights.weighted(fn, args, guesses)
+    draft_carried.carried(fn, args, guesses)
     draft_pixels.intensities(fn, args, guesses)
     draft_states.states(fn, args, guesses)
     draft_rows.strides_past_spans(fn, args, guesses, "an int that sizes nothing")
