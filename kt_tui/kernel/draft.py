@@ -275,20 +275,6 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
     return Draft(spec, guesses)
 
 
-def _scale_thresholds(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, str]]) -> None:
-    """Float scalars given a made-up value and compared with a quantity of the drafted int data
-    (draft_values.scaled_thresholds): on that quantity's scale instead."""
-    made_up = {a.name: a for a in args if not a.is_array and a.type.startswith("float") and a.value in MADE_UP}
-    bounded = {
-        a.name: max(abs(a.low), abs(a.high))
-        for a in args
-        if a.is_array and is_int(a.type) and isinstance(a.low, int) and isinstance(a.high, int)
-    }
-    for name, (value, why) in draft_values.scaled_thresholds(fn, set(made_up), bounded).items():
-        made_up[name].value = value
-        guesses[:] = [g for g in guesses if g[0] != f"args.{name}"] + [(f"args.{name}", why)]
-
-
 def _ensure_output(args: list[Arg], guesses: list[tuple[str, str]]) -> None:
     if args and not any(a.output for a in args):
         for a in args:
@@ -566,7 +552,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
     guesses[:0] = [(f"args.{p.name}", said) for p in kernel.params if (said := struct_by_value(p, unit))]
-    _scale_thresholds(fn, args, guesses)
+    draft_values.scale_thresholds(fn, args, guesses)
     draft_decay.decayed(fn, args, guesses)
     draft_draws.drawn(fn, floats, args, guesses)
     draft_weights.weighted(fn, args, guesses)

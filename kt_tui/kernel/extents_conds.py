@@ -287,7 +287,6 @@ class Conditions(Expressions):
                             self.out.escape_bounds.add(text(ident))
 
 
-
 def _spread(n: Node | None, o: str) -> list[Node]:
     """The arguments of a max below a bound or a min above one (`max(p, q) < n`, `min(p, q) >= 0`): each
     argument holds the test; [] for another value."""
