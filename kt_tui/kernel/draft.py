@@ -558,6 +558,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_weights.weighted(fn, args, guesses)
     draft_carried.carried(fn, args, guesses)
     draft_pixels.intensities(fn, args, guesses)
+    draft_weights.labelled(fn, args, guesses)
     draft_states.states(fn, args, guesses)
     draft_rows.strides_past_spans(fn, args, guesses, "an int that sizes nothing")
     _ensure_output(args, guesses)

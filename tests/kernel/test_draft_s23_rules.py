@@ -6,7 +6,8 @@ epsilon; a float compared with the magnitude of a difference of reads that nothi
 threshold on data drawn in [0, 1); a block whose thread 0 adds the block's sum with an atomic gets check
 sizes of more than one block; a float multiplying a local in its own update in a loop is a discount near 1;
 one whose complement scales a correction added back in place is a moving average's decay near 1; an int
-added to a constant in both terms of a quotient is a count past a warmup."""
+added to a constant in both terms of a quotient is a count past a warmup; an int array a sigmoid is
+subtracted from holds binary labels, 0 or 1."""
 
 from __future__ import annotations
 
@@ -229,3 +230,23 @@ def test_an_int_added_to_a_constant_in_both_terms_of_a_quotient_is_past_a_warmup
 def test_an_int_added_to_a_constant_in_one_term_keeps_its_value():
     d = _draft(WARMUP.replace("(5.0f + step)", "5.0f"))
     assert _points(d.spec)[0]["step"] < 100
+
+
+LOGISTIC = """
+__global__ void logistic_grad(const float *z, const short *y, const float *x, int n, float *g) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float p = 1.0f / (1.0f + expf(-z[i]));
+    g[i] = ((float)y[i] - p) * x[i];
+}
+"""
+
+
+def test_ints_a_sigmoid_is_subtracted_from_are_binary_labels():
+    y = _arg(_draft(LOGISTIC), "y")
+    assert (y.low, y.high) == (0, 2)  # before: all of int16, a target far outside the sigmoid's (0, 1)
+
+
+def test_ints_an_exponential_is_subtracted_from_are_no_labels():
+    y = _arg(_draft(LOGISTIC.replace("1.0f / (1.0f + expf(-z[i]))", "expf(-z[i])")), "y")
+    assert (y.low, y.high) != (0, 2)
