@@ -1,7 +1,10 @@
 """Scalars that steer a kernel's branches rather than size or scale its work (kernel/draft.py): a float
 tolerance compared with the magnitude of a computed value (`fabsf(det) > eps`) and a floor that keeps what
 a log, a root or a denominator takes off 0 (`logf(fmaxf(acc, floor_val))`) are small, far below the data;
-an int only tested for truth (a flag: `unit_diag ? r : r / d`) takes the branch that does more work."""
+an int only tested for truth (a flag: `unit_diag ? r : r / d`) takes the branch that does more work. A
+magnitude compared with a float that nothing then divides by (`fabsf(c - blur) > t ? c + a * d : c`) is
+no guard: that float is a threshold on the data's scale; and a float added to a constant that divides
+(`x / (1.0f + eta)`) is a damping, not an epsilon (the constant keeps the denominator off 0)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Float values whose arithmetic says their range (kernel/draft.py): an input array whose value v is
 taken as `1 - v` beside v itself as a factor or a log's argument (`(1 - t) * x + t * y`, `t * log(p) +
 (1 - t) * log(1 - p)`) is a probability or a soft target, in [0, 1); one that weights a log term (`w[c]
-* log1pf(e)`, `(1 + (w[c] - 1) * t) * softplus`) is a loss weight, positive; one read into a value whose magnitude is compared
-with a threshold (draft_guards.thresholds) is drawn on the threshold's scale, [0, 1); an int input a
-sigmoid is subtracted from (`y[i] - 1 / (1 + expf(-z))`) holds binary labels, 0 or 1."""
+* log1pf(e)`, `(1 + (w[c] - 1) * t) * softplus`) is a loss weight, positive; one read into a value whose
+magnitude is compared with a threshold (draft_guards.thresholds) is drawn on the threshold's scale, [0,
+1); an int input a sigmoid is subtracted from (`y[i] - 1 / (1 + expf(-z))`) holds binary labels, 0 or 1."""
 
 from __future__ import annotations
 
