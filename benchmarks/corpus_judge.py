@@ -186,7 +186,9 @@ def load_truth(path: Path) -> Truth:
 
 def instantiation(src: str, spec_kernel: str) -> dict:
     """Template type parameter -> its bytes, where the spec names the kernel with its arguments
-    (`gemv<double>`); {} otherwise. Read from the source's `template <...>` text, never run."""
+    (`gemv<double>`); {} otherwise. Read from the source's `template <...>` text, never run, its comments
+    dropped first (a comment that says `template <typename T>` is not the kernel's head)."""
+    src = re.sub(r"//[^\n]*|/\*.*?\*/", " ", src, flags=re.DOTALL)
     m = re.fullmatch(r"\s*(\w+)\s*<(.*)>\s*", spec_kernel)
     if not m:
         return {}

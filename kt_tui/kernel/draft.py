@@ -19,12 +19,14 @@ import numpy as np
 from . import (
     cuda_ast,
     draft_below,
+    draft_carried,
     draft_decay,
     draft_divisors,
     draft_draws,
     draft_guards,
     draft_masked,
     draft_moments,
+    draft_partials,
     draft_periods,
     draft_pixels,
     draft_relations,
@@ -34,6 +36,7 @@ from . import (
     draft_shared,
     draft_states,
     draft_values,
+    draft_weights,
     draft_within,
     extents,
 )
@@ -272,20 +275,6 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
         kernel=kernel.name, args=args, problem_size=["n"], sizes={"n": n}, **_tuning(Sizing(problem_size=["n"]))
     )
     return Draft(spec, guesses)
-
-
-def _scale_thresholds(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, str]]) -> None:
-    """Float scalars given a made-up value and compared with a quantity of the drafted int data
-    (draft_values.scaled_thresholds): on that quantity's scale instead."""
-    made_up = {a.name: a for a in args if not a.is_array and a.type.startswith("float") and a.value in MADE_UP}
-    bounded = {
-        a.name: max(abs(a.low), abs(a.high))
-        for a in args
-        if a.is_array and is_int(a.type) and isinstance(a.low, int) and isinstance(a.high, int)
-    }
-    for name, (value, why) in draft_values.scaled_thresholds(fn, set(made_up), bounded).items():
-        made_up[name].value = value
-        guesses[:] = [g for g in guesses if g[0] != f"args.{name}"] + [(f"args.{name}", why)]
 
 
 def _ensure_output(args: list[Arg], guesses: list[tuple[str, str]]) -> None:
@@ -565,10 +554,13 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
     guesses[:0] = [(f"args.{p.name}", said) for p in kernel.params if (said := struct_by_value(p, unit))]
-    _scale_thresholds(fn, args, guesses)
+    draft_values.scale_thresholds(fn, args, guesses)
     draft_decay.decayed(fn, args, guesses)
     draft_draws.drawn(fn, floats, args, guesses)
+    draft_weights.weighted(fn, args, guesses)
+    draft_carried.carried(fn, args, guesses)
     draft_pixels.intensities(fn, args, guesses)
+    draft_weights.labelled(fn, args, guesses)
     draft_states.states(fn, args, guesses)
     draft_rows.strides_past_spans(fn, args, guesses, "an int that sizes nothing")
     _ensure_output(args, guesses)
@@ -597,5 +589,5 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_below.fit(spec, draft_below.find(fn, ints), guesses)
     draft_masked.fit(spec, draft_masked.find(fn, ints), guesses)
     fit_windows(spec, an, guesses)
-    guesses.extend(draft_periods.whole_periods(spec, fn))
+    guesses.extend(draft_periods.whole_periods(spec, fn) + draft_partials.fit(spec, fn))
     return Draft(spec, guesses)

@@ -1,10 +1,14 @@
 """Scalars that steer a kernel's branches rather than size or scale its work (kernel/draft.py): a float
 tolerance compared with the magnitude of a computed value (`fabsf(det) > eps`) and a floor that keeps what
 a log, a root or a denominator takes off 0 (`logf(fmaxf(acc, floor_val))`) are small, far below the data;
-an int only tested for truth (a flag: `unit_diag ? r : r / d`) takes the branch that does more work."""
+an int only tested for truth (a flag: `unit_diag ? r : r / d`) takes the branch that does more work. A
+magnitude compared with a float that nothing then divides by (`fabsf(c - blur) > t ? c + a * d : c`) is
+no guard: that float is a threshold on the data's scale; and a float added to a constant that divides
+(`x / (1.0f + eta)`) is a damping, not an epsilon (the constant keeps the denominator off 0)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from . import cuda_ast
@@ -41,8 +45,25 @@ FLOOR_WHY = (
     "the floor of a max that a log, a root or a denominator takes (it keeps that off 0): small, far below the "
     "data, else it hides every value under it"
 )
+DAMPING = 0.05  # a damping per step: small beside 1, far above an epsilon
+DAMPING_WHY = (
+    "added to a constant that divides (`x / (1 + eta)`: a damping or relaxation coefficient): small beside "
+    "that constant, in (0, 1); not an epsilon, which the constant makes needless, and not 0, which passes a "
+    "kernel that drops it"
+)
+THRESHOLD = 0.1  # a tenth of data drawn in [0, 1): differences fall on both sides of it
+THRESHOLD_WHY = (
+    "compared with the magnitude of a value computed from reads (`fabsf(c - blur) > t`) that nothing then divides "
+    "by: a threshold on the data's scale (the data drawn in [0, 1)), a tenth of it, so values fall on both sides; "
+    "near 0 every value passes it"
+)
+_NUMBER = re.compile(r"^\(*\s*(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?\s*\)*$")
 _MAGNITUDES = ("fabsf", "fabs", "abs", "llabs", "__habs")
 _ARITHMETIC = ("+", "-", "*", "/")
+
+
+def _op(n: Node | None) -> str:
+    return text(n.child_by_field_name("operator")) if n is not None and n.type == "binary_expression" else ""
 
 
 def _uses(fn: cuda_ast.Function, name: str) -> list[Node]:
@@ -153,6 +174,36 @@ def tolerances(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
         uses = _uses(fn, name)
         if uses and all(_against_magnitude(u, locals_) for u in uses):
             out.add(name)
+    return out
+
+
+def thresholds(fn: cuda_ast.Function, floats: set[str]) -> dict[str, set[str]]:
+    """The tolerances (tolerances()) whose compared magnitude's value is no division's denominator (`fabsf(d) >
+    t ? c + a * d : c`, not `fabsf(det) > eps ? 1 / det : 0`), each to the arrays read into that value."""
+    if fn.body is None:
+        return {}
+    locals_ = _locals(fn)
+    divided: set[str] = set()  # the texts of denominators and the names they read
+    for n in cuda_ast.walk(fn.body):
+        if _op(n) == "/" and (d := strip_parens(n.child_by_field_name("right"))) is not None:
+            divided |= {text(d)} | {text(m) for m in cuda_ast.walk(d) if m.type == "identifier"}
+    out: dict[str, set[str]] = {}
+    for name in tolerances(fn, floats):
+        read: set[str] = set()
+        for use in _uses(fn, name):
+            magnitude = _ordered_with(use, _up(use))
+            taken = magnitude.child_by_field_name("arguments") if magnitude is not None else None
+            value = strip_parens(taken.named_children[0]) if taken is not None and taken.named_children else None
+            if value is None or text(value) in divided:
+                break
+            read |= {
+                text(m.child_by_field_name("argument"))
+                for m in _through(value, locals_)
+                if m.type == "subscript_expression"
+            }
+        else:
+            if read:
+                out[name] = read
     return out
 
 
@@ -403,6 +454,28 @@ def selectors(fn: cuda_ast.Function, ints: set[str], values: dict[str, int]) -> 
     return out
 
 
+def damping_scalars(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float scalars of `floats` added to a number other than 0 in a division's denominator, through
+    locals (`(... ) / (1.0f + eta)`)."""
+    out: set[str] = set()
+    if fn.body is None or not floats:
+        return out
+    locals_ = _locals(fn)
+    for n in cuda_ast.walk(fn.body):
+        if _op(n) != "/":
+            continue
+        for m in _through(n.child_by_field_name("right"), locals_):
+            if _op(m) != "+":
+                continue
+            sides = [strip_parens(m.child_by_field_name(f)) for f in ("left", "right")]
+            for a, b in (sides, sides[::-1]):
+                if a is None or b is None or a.type != "identifier" or text(a) not in floats:
+                    continue
+                if _NUMBER.match(text(b)) and float(text(b).strip("() ").rstrip("fF")) != 0:
+                    out.add(text(a))
+    return out
+
+
 def guard_values(
     fn: cuda_ast.Function, floats: set[str], others: set[str], values: dict[str, int] | None = None
 ) -> dict[str, tuple[float | int, str]]:
@@ -412,7 +485,9 @@ def guard_values(
     out.update({n: (BRACKET_TOLERANCE, BRACKET_TOLERANCE_WHY) for n in bracket_tolerances(fn, floats)})
     out.update({n: (LOG_CUT, LOG_CUT_WHY) for n in log_cuts(fn, floats)})
     out.update({n: (TOLERANCE, TOLERANCE_WHY) for n in tolerances(fn, floats)})
+    out.update({n: (THRESHOLD, THRESHOLD_WHY) for n in thresholds(fn, floats)})
     out.update({n: (ADDED_TOLERANCE, ADDED_TOLERANCE_WHY) for n in added_tolerances(fn, floats)})
+    out.update({n: (DAMPING, DAMPING_WHY) for n in damping_scalars(fn, floats)})
     out.update({n: (v, FLAG_WHY) for n, v in flags(fn, others).items()})
     out.update({n: (v, SELECTOR_WHY) for n, v in selectors(fn, others - set(out), values or {}).items()})
     return out

@@ -30,8 +30,11 @@ from typing import Any
 
 from . import cuda_ast
 from .cuda_ast import text
+from .draft_floats import MADE_UP
 from .draft_relations import _factors
 from .draft_roles import strip_parens
+from .draft_types import is_int
+from .spec import Arg
 
 Node = Any
 REDUCING = ("%", "&", ">>")
@@ -155,11 +158,22 @@ def _float_factor(n: Node, floats: set[str]) -> bool:
 
 
 def _carried(n: Node | None, arrays: set[str], holds: dict[str, set[str]]) -> set[str]:
+    """The arrays whose loaded values `n`'s value carries: one only tested in a condition (`m[i] ? 1.0f :
+    0.0f`) picks a branch and is not carried."""
     if n is None:
         return set()
-    out = {text(m.child_by_field_name("argument")) for m in _loads(n, arrays)}
+    tests = [
+        (c.start_byte, c.end_byte)
+        for m in cuda_ast.walk(n)
+        if m.type == "conditional_expression" and (c := m.child_by_field_name("condition")) is not None
+    ]
+
+    def carried(m: Node) -> bool:
+        return not any(a <= m.start_byte and m.end_byte <= b for a, b in tests)
+
+    out = {text(m.child_by_field_name("argument")) for m in _loads(n, arrays) if carried(m)}
     for m in cuda_ast.walk(n):
-        if m.type == "identifier" and text(m) in holds:
+        if m.type == "identifier" and text(m) in holds and carried(m):
             out |= holds[text(m)]
     return out
 
@@ -498,3 +512,17 @@ def _magnitude(n: Node | None, values: dict[str, list[Node]], narrow: dict[str, 
             return None
         return a * b if op == "*" else a + b
     return None
+
+
+def scale_thresholds(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, str]]) -> None:
+    """Float scalars given a made-up value and compared with a quantity of the drafted int data
+    (scaled_thresholds): on that quantity's scale instead."""
+    made_up = {a.name: a for a in args if not a.is_array and a.type.startswith("float") and a.value in MADE_UP}
+    bounded = {
+        a.name: max(abs(a.low), abs(a.high))
+        for a in args
+        if a.is_array and is_int(a.type) and isinstance(a.low, int) and isinstance(a.high, int)
+    }
+    for name, (value, why) in scaled_thresholds(fn, set(made_up), bounded).items():
+        made_up[name].value = value
+        guesses[:] = [g for g in guesses if g[0] != f"args.{name}"] + [(f"args.{name}", why)]

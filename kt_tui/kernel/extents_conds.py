@@ -286,11 +286,6 @@ class Conditions(Expressions):
                         if ident.type == "identifier" and text(ident) in self.scalars - self.floats:
                             self.out.escape_bounds.add(text(ident))
 
-    def _test(self, v: Val) -> None:
-        """`if (grid[i])`: values tested as true or false."""
-        for name in loads(v.hi) if v.hi is not None else ():
-            self.out.uses[name[1:]].compared = True
-
 
 def _spread(n: Node | None, o: str) -> list[Node]:
     """The arguments of a max below a bound or a min above one (`max(p, q) < n`, `min(p, q) >= 0`): each

@@ -103,6 +103,7 @@ class Expressions(ScalarRoles):
                     params=v.params,
                 )
             if op == "!":
+                self._test(v)  # `!done[i]`: values tested as true or false
                 return Val(Poly.const(0), Poly.const(1), params=v.params)
             return v if op == "+" else Val(axes=v.axes, params=v.params)
         if kind == "cast_expression":
@@ -113,7 +114,7 @@ class Expressions(ScalarRoles):
             return self.pointer(n, env)
         if kind == "conditional_expression":
             cond = n.child_by_field_name("condition")
-            self.expr(cond, env)
+            self._test(self.expr(cond, env))  # `done[i] ? 0.0f : 1.0f`: values tested as true or false
             yes, no = dict(env), dict(env)
             self.constrain(cond, True, yes)
             self.constrain(cond, False, no)
@@ -385,6 +386,11 @@ class Expressions(ScalarRoles):
     def _nonneg(self, v: Val) -> None:
         for name in loads(v.hi) if v.hi is not None else ():
             self.out.uses[name[1:]].nonneg = True
+
+    def _test(self, v: Val) -> None:
+        """`if (grid[i])`, `!done[i]`, `m[i] ? a : b`: values tested as true or false."""
+        for name in loads(v.hi) if v.hi is not None else ():
+            self.out.uses[name[1:]].compared = True
 
     def _compared(self, a: Val, b: Val, op: str) -> None:
         for x, y in ((a, b), (b, a)):
