@@ -329,7 +329,10 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     unsigned = {
         p.name: np.iinfo(element_type(p)).bits for p in kernel.params if p.is_pointer and element_type(p) in UNSIGNED
     }
-    words = draft_values.words(fn, set(unsigned), unsigned) - set(reduced)
+    packed = {  # 32-bit signed words: packed bytes (`__dp4a`) or hashed bits
+        p.name: 32 for p in kernel.params if p.is_pointer and element_type(p) == "int32" and p.name not in unsigned
+    }
+    words = draft_values.words(fn, set(unsigned) | set(packed), {**unsigned, **packed}, unit.devices) - set(reduced)
     measured = draft_values.measured(fn, int_arrays, floats)
     trips = thread_trips(fn, an.loop_bounds - an.escape_bounds)
     args: list[Arg] = []
@@ -397,7 +400,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "use, so any value is safe, and high bits tell a wrong width or sign",
                     )
                 )
-            elif not out and p.name in words:
+            elif (not out or init == "random") and p.name in words:  # a state read and written back (an RNG's)
                 arg.low, arg.high = whole_range(dtype)
                 guesses.append(
                     (

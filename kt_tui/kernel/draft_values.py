@@ -180,13 +180,27 @@ def _carried(n: Node | None, arrays: set[str], holds: dict[str, set[str]]) -> se
 
 BIT_COUNTS = ("__popc", "__popcll", "__clz", "__clzll", "__ffs", "__ffsll")  # a word -> a count of 0 to 64
 BIT_WORDS = ("__brev", "__brevll")  # a word -> a word
+# words of packed bytes or halves -> a number (their first two arguments; a third is an accumulator or a selector)
+PACKED = (
+    "__dp4a",
+    "__dp2a_lo",
+    "__dp2a_hi",
+    "__byte_perm",
+    "__vabsdiff4",
+    "__vadd4",
+    "__vsub4",
+    "__vmaxs4",
+    "__vmins4",
+)
 BIT_ATOMICS = ("atomicOr", "atomicXor", "atomicAnd")
 BIT_SETS = ("|=", "^=", "&=", ">>=", "<<=")
 WIDE = re.compile(r"\bunsigned\s+long\s+long\b|\buint64_t\b|\bsize_t\b|\bunsigned\s+long\b")
 FLOAT_TYPES = ("float", "double", "half", "__half", "float2", "float4", "double2")
 
 
-def words(fn: cuda_ast.Function, arrays: set[str], bits: dict[str, int]) -> set[str]:
+def words(
+    fn: cuda_ast.Function, arrays: set[str], bits: dict[str, int], devices: dict[str, cuda_ast.Function] | None = None
+) -> set[str]:
     """Arrays of `arrays` (unsigned, `bits` wide) whose every load (more than none) is only used as a
     word of bits (the module's `words`); a load through a local pointer into one (`p = a + i * n`) counts."""
     if fn.body is None or not arrays:
@@ -219,7 +233,7 @@ def words(fn: cuda_ast.Function, arrays: set[str], bits: dict[str, int]) -> set[
     }
     loads: dict[str, list[Node]] = {}
     for n in cuda_ast.walk(fn.body):
-        if n.type == "subscript_expression":
+        if n.type == "subscript_expression" and not _written(n):  # a store of a word back is not a load
             name = text(n.child_by_field_name("argument"))
             if name in arrays or name in into:
                 loads.setdefault(into.get(name, name), []).append(n)
@@ -230,7 +244,7 @@ def words(fn: cuda_ast.Function, arrays: set[str], bits: dict[str, int]) -> set[
                 loads.setdefault(into.get(text(n), text(n)), []).append(n)  # the pointer passed on: not followed
     out: set[str] = set()
     for name, found in loads.items():
-        walker = _Words(uses, pointers, arrays | set(into), wide)
+        walker = _Words(uses, pointers, arrays | set(into), wide, devices)
         if all(n.type == "subscript_expression" and walker.used(n, bits.get(name)) for n in found) and walker.bits:
             if walker.widened or not walker.weighted:
                 out.add(name)
@@ -273,6 +287,9 @@ def _pointed(n: Node | None, arrays: set[str]) -> str | None:
 def _number(n: Node | None) -> float | None:
     """The value of a number literal (`3u`, `0xffu`, `2.3283064e-10f`, `0x1p-32f`); None for anything else."""
     n = strip_parens(n)
+    if n is not None and n.type == "binary_expression" and (op := text(n.child_by_field_name("operator"))) in "*/":
+        a, b = _number(n.child_by_field_name("left")), _number(n.child_by_field_name("right"))
+        return None if a is None or b is None or op == "/" and b == 0 else a * b if op == "*" else a / b
     if n is None or n.type != "number_literal":
         return None
     word = text(n).lower()
@@ -317,8 +334,19 @@ def _written(n: Node) -> bool:
 class _Words:
     """Whether a value is only used as a word of bits, following the locals it is stored in."""
 
-    def __init__(self, uses: dict[str, list[Node]], pointers: set[str], words: set[str], wide: set[str]) -> None:
+    def __init__(
+        self,
+        uses: dict[str, list[Node]],
+        pointers: set[str],
+        words: set[str],
+        wide: set[str],
+        devices: dict[str, cuda_ast.Function] | None = None,
+        depth: int = 0,
+    ) -> None:
         self.uses, self.pointers, self.words, self.wide = uses, pointers, words, wide
+        self.devices = devices or {}
+        self.depth = depth  # device functions followed into, at most 4 deep
+        self.returned = False  # inside a device function: a use that returns it
         self.widened = False  # some use adds it into a 64-bit sum: words near the top of the range
         self.weighted = False  # some use is a factor of a product with a variable (allowed where widened)
         self.seen: set[str] = set()
@@ -372,15 +400,30 @@ class _Words:
                 n = up
             elif kind == "argument_list" and up.parent is not None and up.parent.type == "call_expression":
                 callee = text(up.parent.child_by_field_name("function"))
-                if callee in BIT_COUNTS or callee in BIT_ATOMICS and up.named_children[0] != n:
+                if (
+                    callee in BIT_COUNTS
+                    or callee in BIT_ATOMICS
+                    and up.named_children[0] != n
+                    or callee in PACKED
+                    and n in up.named_children[:2]
+                ):
                     self.bits = True
                     return True
+                if (device := self.devices.get(callee)) is not None and n in up.named_children:
+                    if not self._through(device, up.named_children.index(n), width):
+                        return False
+                    self.bits = True
+                    n = up.parent  # what it returns: the word, taken apart
+                    continue
                 if callee not in BIT_WORDS:
                     return False
                 self.bits = True
                 n = up.parent
             elif floated:
                 return False
+            elif kind == "return_statement" and self.depth > 0:
+                self.returned = True
+                return True
             elif kind == "init_declarator" and up.child_by_field_name("value") == n:
                 d = up.child_by_field_name("declarator")
                 typed = up.parent.child_by_field_name("type") if up.parent is not None else None
@@ -404,6 +447,18 @@ class _Words:
             else:
                 return False
         return False
+
+    def _through(self, device: cuda_ast.Function, at: int, width: int | None) -> bool:
+        """Whether a __device__ function only takes its parameter `at` apart as bits and returns it so
+        (`s ^= s << 13; ...; return s;`, a xorshift step)."""
+        if self.depth >= 4 or device.body is None or at >= len(device.params):
+            return False
+        uses: dict[str, list[Node]] = {}
+        for n in cuda_ast.walk(device.body):
+            if n.type == "identifier":
+                uses.setdefault(text(n), []).append(n)
+        inner = _Words(uses, self.pointers, self.words, self.wide, self.devices, self.depth + 1)
+        return inner.local(device.params[at].name, width) and inner.returned
 
     def _word(self, n: Node | None) -> bool:
         """Whether `n` loads from one of the word arrays (an equality of two words)."""
