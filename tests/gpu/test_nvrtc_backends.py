@@ -83,3 +83,50 @@ def test_an_api_error_beside_a_bad_access_still_fails(tmp_path, path_with):  # n
     path_with(fake_sanitizer(tmp_path / "bin", bad, status=1))
     report = san.sanitize(SOURCE, SPEC, {"block_size_x": 256}, "nvcuda")
     assert report.ok is False and report.errors == 2
+
+
+ASSERTED = """========= COMPUTE-SANITIZER
+========= Program hit CUDA_ERROR_ASSERT (error 710) due to "device-side assert triggered" on CUDA API call to cuCtxSynchronize.
+=========     Saved host backtrace up to driver entry point at error
+Traceback (most recent call last):
+RuntimeError: CUDA Driver error: CUDA_ERROR_ASSERT
+========= ERROR SUMMARY: 1 error
+"""  # noqa: E501
+
+
+def test_a_kernel_that_fails_as_it_runs_under_memcheck_is_not_called_a_failed_compile():
+    """An assert, a trap or a launch the driver refuses shows under memcheck as a CUDA call's error
+    alone: the kernel loaded and did not complete, which is a failure, not an unknown."""
+    report = san.parse_output(san.SanitizeReport("memcheck", None), ASSERTED, 1)
+    assert report.ok is False and report.errors == 1
+    assert "did not complete" in report.reason and "CUDA_ERROR_ASSERT" in report.reason
+    assert "compile" not in report.reason
+
+
+NOT_FOUND = (
+    '========= Program hit CUDA_ERROR_NOT_FOUND (error 500) due to "named symbol not found" on CUDA API call'
+    " to cuModuleGetGlobal_v2.\n"
+)
+
+
+def test_a_benign_api_error_then_a_failed_run_is_a_failure():
+    """cuModuleGetGlobal's NOT_FOUND (a name the kernel lacks) is harmless; the launch failure after it is not."""
+    after = f"========= COMPUTE-SANITIZER\n{NOT_FOUND}{san.RAN}\n========= ERROR SUMMARY: 1 error\n"
+    report = san.parse_output(san.SanitizeReport("memcheck", None), after, 0)
+    assert report.ok is True and report.reason.startswith("not a memory error: CUDA_ERROR_NOT_FOUND")
+    both = ASSERTED.replace("========= Program hit", NOT_FOUND + "========= Program hit", 1)
+    report = san.parse_output(san.SanitizeReport("memcheck", None), both.replace("1 error", "2 errors"), 1)
+    assert report.ok is False and report.errors == 2 and "CUDA_ERROR_ASSERT" in report.reason
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("backend", ["nvcuda", "cupy"])
+def test_a_kernel_that_traps_fails_memcheck_on_a_gpu(backend):
+    """On a GPU: a kernel that loads and traps as it runs is a failure under memcheck (ok False),
+    whatever the tool prints for it, never an unknown blamed on its compile."""
+    pytest.importorskip({"nvcuda": "cuda.bindings", "cupy": "cupy"}[backend])
+    good = (ROOT / "tests" / "faults" / "scaled_add.cu").read_text()
+    trapping = good.replace("{", "{\n    if (blockIdx.x == 0 && threadIdx.x == 0) __trap();", 1)
+    report = san.sanitize(trapping, SPEC, {"block_size_x": 256}, backend, timeout_s=120)
+    assert report.ok is False, report.reason + "\n" + report.text
+    assert "compile" not in report.reason
