@@ -126,7 +126,8 @@ def sanitize(
     return parse_output(report, out, code, code is None, timeout_s, runs=1 + len(more) + len(cases))
 
 
-_ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?")
+# the total; a second line, "N errors were not printed" (past --print-limit), is part of it
+_ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?\b(?! were not printed)")
 _API_ERROR = re.compile(r"Program hit (CUDA_ERROR_\w+[^\n]*? on CUDA API call to \w+)")
 _LOADS = re.compile(r"on CUDA API call to cu(?:Module(?:Load|GetFunction)|Library(?:Load|GetKernel)|Link)\w*$")
 _RACES = re.compile(r"RACECHECK SUMMARY:\s*(\d+) hazards? displayed\s*\((\d+) errors?,\s*(\d+) warnings?\)")

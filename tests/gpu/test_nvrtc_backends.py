@@ -130,3 +130,16 @@ def test_a_kernel_that_traps_fails_memcheck_on_a_gpu(backend):
     report = san.sanitize(trapping, SPEC, {"block_size_x": 256}, backend, timeout_s=120)
     assert report.ok is False, report.reason + "\n" + report.text
     assert "compile" not in report.reason
+
+
+def test_errors_past_the_print_limit_are_counted_once():
+    """compute-sanitizer says how many of its errors it left unprinted on a second ERROR SUMMARY line;
+    that is part of the total, not more errors."""
+    text = (
+        "========= COMPUTE-SANITIZER\n========= Invalid __global__ write of size 4 bytes\n"
+        "========= ERROR SUMMARY: 25 errors\n"
+        "========= ERROR SUMMARY: 5 errors were not printed. Use --print-limit option to adjust the number of "
+        "printed errors\n"
+    )
+    report = san.parse_output(san.SanitizeReport("memcheck", None), text, 1)
+    assert report.ok is False and report.errors == 25
