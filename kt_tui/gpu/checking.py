@@ -76,6 +76,10 @@ def _compared(at: Spec, params: dict) -> Spec:
     )
 
 
+def _ref_key(source: str, derived: Spec, params: dict) -> str:
+    return repr((source, derived.to_dict(), sorted(params.items())))
+
+
 class _Unstopped:
     """The session's Control as a check's runs read it: a stop or a pause ends the tuning, not the
     check under way; closing the session ends it too."""
@@ -137,7 +141,7 @@ def check(tuner: Any, worker: Device, job: CheckJob, on_event: Callable[[str, An
     def reference(label: str, at: Spec, extra: dict | None) -> tuple[dict | None, str, str]:
         """The reference's outputs at `at` (kept for the next checks), or its failure's status and text."""
         source, derived, params = referenced(at, extra)
-        key = repr((source, derived.to_dict(), sorted(params.items())))
+        key = _ref_key(source, derived, params)
         if key not in _REFS:
             r, refs, error = run(label, "reference", source, derived, params)
             if refs is None:
@@ -157,7 +161,9 @@ def check(tuner: Any, worker: Device, job: CheckJob, on_event: Callable[[str, An
             at, ref_at = case_spec(spec, size), case_spec(ref_spec, size)
             for c in job.configs:
                 extra = {n: c[n] for n in job.result_params} if per_config else None
-                for source, s, p in (referenced(ref_at, extra), (job.source, at, c)):
+                ref = referenced(ref_at, extra)
+                known = _ref_key(*ref) in _REFS  # a reference known from an earlier check is not run again
+                for source, s, p in ([] if known else [ref]) + [(job.source, at, c)]:
                     ahead.append(
                         (unit(size["label"], config_key(names, c)), *kernel_string(_compared(s, p), source, p))
                     )
