@@ -52,11 +52,16 @@ def backend_options(backend: str, compiler_options: list[str] | tuple[str, ...] 
     options = compile_options(compiler_options)
     if backend not in ("nvcuda", "cupy"):
         return options
-    named = {o.split("=", 1)[0] for o in options if o.startswith("-D")}
-    extra = [d for d in NVRTC_MATH if d.split("=", 1)[0] not in named]
+    extra = nvrtc_math(options)
     if backend == "nvcuda" and (cccl := _cccl()) and f"-I{cccl}" not in options:
         extra.append(f"-I{cccl}")
     return [*options, *extra]
+
+
+def nvrtc_math(options: list[str]) -> list[str]:
+    """NVRTC_MATH's definitions of the names `options` do not define."""
+    named = {o.split("=", 1)[0] for o in options if o.startswith("-D")}
+    return [d for d in NVRTC_MATH if d.split("=", 1)[0] not in named]
 
 
 def _cccl() -> str | None:
