@@ -26,7 +26,9 @@ from .protocol import CheckJob, TuneJob
 from .results import status_of
 from .timeline import mark
 
-_REFS: dict[str, dict] = {}  # the reference's outputs by kernel, spec at a size and params, for the next checks
+_REFS: dict[
+    str, dict
+] = {}  # the reference's outputs by backend, kernel, spec at a size and params, for the next checks
 _KEEP = 4
 
 
@@ -76,8 +78,9 @@ def _compared(at: Spec, params: dict) -> Spec:
     )
 
 
-def _ref_key(source: str, derived: Spec, params: dict) -> str:
-    return repr((source, derived.to_dict(), sorted(params.items())))
+def _ref_key(backend: str, source: str, derived: Spec, params: dict) -> str:
+    """_REFS's key: per backend too (cupy compiles with -ftz=true, the others do not)."""
+    return repr((backend, source, derived.to_dict(), sorted(params.items())))
 
 
 class _Unstopped:
@@ -141,7 +144,7 @@ def check(tuner: Any, worker: Device, job: CheckJob, on_event: Callable[[str, An
     def reference(label: str, at: Spec, extra: dict | None) -> tuple[dict | None, str, str]:
         """The reference's outputs at `at` (kept for the next checks), or its failure's status and text."""
         source, derived, params = referenced(at, extra)
-        key = _ref_key(source, derived, params)
+        key = _ref_key(job.backend, source, derived, params)
         if key not in _REFS:
             r, refs, error = run(label, "reference", source, derived, params)
             if refs is None:
@@ -162,7 +165,7 @@ def check(tuner: Any, worker: Device, job: CheckJob, on_event: Callable[[str, An
             for c in job.configs:
                 extra = {n: c[n] for n in job.result_params} if per_config else None
                 ref = referenced(ref_at, extra)
-                known = _ref_key(*ref) in _REFS  # a reference known from an earlier check is not run again
+                known = _ref_key(job.backend, *ref) in _REFS  # a reference known from an earlier check is not run again
                 for source, s, p in ([] if known else [ref]) + [(job.source, at, c)]:
                     ahead.append(
                         (unit(size["label"], config_key(names, c)), *kernel_string(_compared(s, p), source, p))
