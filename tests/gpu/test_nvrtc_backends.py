@@ -30,6 +30,7 @@ RuntimeError: CUDA Driver error: CUDA_ERROR_INVALID_IMAGE
 
 def test_nvrtc_backends_get_maths_constants_and_nvcuda_the_cccl_folder(tmp_path, monkeypatch):
     (tmp_path / "include" / "cccl").mkdir(parents=True)
+    (tmp_path / "include" / "cuda_runtime.h").write_text("")  # a toolkit's include folder
     monkeypatch.setenv("CUDA_HOME", str(tmp_path))
     cccl = f"-I{tmp_path / 'include' / 'cccl'}"
     nv = nvrtc.backend_options("nvcuda", ["-DNAN=0.0f"])
@@ -43,15 +44,42 @@ def test_nvrtc_backends_get_maths_constants_and_nvcuda_the_cccl_folder(tmp_path,
     assert not [o for o in nvrtc.backend_options("nvcuda", []) if "cccl" in o]  # before CUDA 13: no such folder
 
 
+def test_without_cuda_home_nvcuda_gets_the_toolkits_include_folder_too(tmp_path, monkeypatch):
+    """kernel_tuner's nvcuda backend adds CUDA's include folder only where CUDA_HOME (or CUDA_PATH,
+    CUDA_ROOT) names it; nvcc finds its own. Without those variables the toolkit nvcc comes from is
+    the one whose folders NVRTC is given (cooperative_groups.h is there, not in CCCL's folder)."""
+    for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+        monkeypatch.delenv(var, raising=False)
+    toolkit = tmp_path / "cuda-13.9"
+    (toolkit / "bin").mkdir(parents=True)
+    (toolkit / "include" / "cccl").mkdir(parents=True)
+    (toolkit / "include" / "cuda_runtime.h").write_text("")
+    (toolkit / "bin" / "nvcc").write_text("#!/bin/sh\n")
+    (toolkit / "bin" / "nvcc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{toolkit / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    nv = nvrtc.backend_options("nvcuda", [])
+    assert nv[-2:] == [f"-I{toolkit / 'include'}", f"-I{toolkit / 'include' / 'cccl'}"]
+    monkeypatch.setenv("CUDA_HOME", str(toolkit))  # kernel_tuner adds the include folder itself
+    assert nvrtc.backend_options("nvcuda", [])[-1:] == [f"-I{toolkit / 'include' / 'cccl'}"]
+    assert not [o for o in nvrtc.backend_options("cupy", []) if o.startswith("-I")]  # cupy adds its own
+
+
+@pytest.mark.parametrize("cuda_home", [True, False])
 @pytest.mark.parametrize("name", ["gqa_scores_half2_3d", "cg_l2norm_rows_tile8"])
-def test_nvrtc_compiles_with_the_nvcuda_options_what_it_could_not_compile_without(name):
+def test_nvrtc_compiles_with_the_nvcuda_options_what_it_could_not_compile_without(name, cuda_home, monkeypatch):
     """Real NVRTC (cuda-python's, no GPU needed): the kernel fails to compile with kernel_tuner's
-    options alone and compiles with backend_options'."""
+    options alone and compiles with backend_options', with CUDA_HOME set or not."""
     bindings = pytest.importorskip("cuda.bindings.nvrtc")
     cccl = nvrtc._cccl()
     if cccl is None:
         pytest.skip("no CUDA 13 toolkit headers here")
     home = os.path.dirname(os.path.dirname(cccl))
+    for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+        monkeypatch.delenv(var, raising=False)
+    if cuda_home:
+        monkeypatch.setenv("CUDA_HOME", home)
+    else:
+        home = None  # as kernel_tuner finds none
     source = (CORPUS / f"{name}.cu").read_text()
 
     def compiles(options: list[str]) -> bool:
