@@ -221,3 +221,14 @@ def test_the_architecture_names_only_modules_that_exist():
         if not any((p / f"{n}.py").exists() for p in packages)
     ]
     assert not stale, f"README's Architecture names modules that are not there: {stale}"
+
+
+def test_every_module_of_the_apps_gpu_side_is_behind_the_device_wall():
+    """device-wall names its modules one by one: a new module of gpu/ (gpu/checking.py, gpu/unrun.py)
+    is under it only when listed, or it is one of the child processes' modules the contract exempts."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    wall = next(c for c in contracts if c.get("id") == "device-wall")
+    children = {"checkrun", "memcheck", "mutants", "mutants_child", "profile", "sanitize"}  # the comment's list
+    modules = {p.stem for p in (ROOT / "kt_tui" / "gpu").glob("*.py") if p.stem != "__init__"}
+    missing = sorted(f"kt_tui.gpu.{m}" for m in modules - children if f"kt_tui.gpu.{m}" not in wall["source_modules"])
+    assert not missing, f"not behind device-wall (pyproject.toml): {missing}"
