@@ -78,8 +78,9 @@ def test_nvrtc_compiles_with_the_nvcuda_options_what_it_could_not_compile_withou
         monkeypatch.delenv(var, raising=False)
     if cuda_home:
         monkeypatch.setenv("CUDA_HOME", home)
-    else:
-        home = None  # as kernel_tuner finds none
+    else:  # kernel_tuner finds no toolkit; backend_options finds it from the nvcc on PATH
+        monkeypatch.setenv("PATH", f"{os.path.join(home, 'bin')}{os.pathsep}{os.environ.get('PATH', '')}")
+        home = None
     source = (CORPUS / f"{name}.cu").read_text()
 
     def compiles(options: list[str]) -> bool:
