@@ -29,10 +29,11 @@ class BackendError(UserError):
 
 # headers that build inside `extern "C" { }`: kernel_tuner's pycuda backend wraps a kernel there
 # unless its text says `extern "C"`; any other include may declare C++ (overloads, templates), which
-# cannot have C linkage (cuda_fp16.h: "more than one instance of overloaded function has C linkage")
-C_HEADERS = frozenset(
-    f"{h}.h" for h in ("assert", "float", "limits", "math", "stdbool", "stddef", "stdint", "stdio", "stdlib", "string")
-)
+# cannot have C linkage (cuda_fp16.h: "more than one instance of overloaded function has C linkage").
+# Their C++ names (<cfloat>, <cmath> ...) build there too (nvcc 13.0 on GCC 12's headers); NVRTC
+# opens none of them, so a kernel that includes one is tried on pycuda first
+_C = ("assert", "float", "limits", "math", "stdbool", "stddef", "stdint", "stdio", "stdlib", "string")
+C_HEADERS = frozenset(f"{h}.h" for h in _C) | frozenset(f"c{h}" for h in _C if h != "stdbool")
 CXX_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cooperative_groups", "mma.h", "cuda_pipeline", "cub/",
                "thrust/", "cuda/", "complex", "cuda_runtime.h", "cuComplex.h", "curand_kernel.h")  # fmt: skip
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]{1,200})[>"]', re.M)

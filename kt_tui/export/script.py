@@ -8,6 +8,7 @@ from pathlib import Path
 from pprint import pformat
 
 from ..files import write_output
+from ..gpu.nvrtc import nvrtc_math
 from ..kernel.expr import parse
 from ..kernel.text import compile_options, instantiations_wrapped
 from .bundle import Bundle
@@ -40,6 +41,8 @@ GRID_DIV_Y = {grid_div_y}
 GRID_DIV_Z = {grid_div_z}
 BLOCK_SIZE_NAMES = {block_size_names}
 COMPILER_OPTIONS = {compiler_options}
+# math.h's constants, which nvcc gives every kernel and NVRTC (the cupy and nvcuda backends) does not
+NVRTC_OPTIONS = {nvrtc_options}
 ITERATIONS = {iterations}
 # per output argument (by position): (atol, rtol)
 TOLERANCES = {tolerances}
@@ -98,13 +101,13 @@ def load_inputs():
     return args, stored
 
 
-def reference(args, stored, lang):
+def reference(args, stored, lang, options):
     if stored:
         return [stored.get(i) for i in range(len(args))]
     gx, gy, gz = ORIGINAL_GRID_DIV
     outputs = run_kernel(KERNEL_NAME, ORIGINAL_SOURCE, PROBLEM_SIZE, [np.copy(a) for a in args],
                          ORIGINAL_PARAMS, grid_div_x=gx, grid_div_y=gy, grid_div_z=gz, lang=lang,
-                         block_size_names=ORIGINAL_BLOCK_SIZE_NAMES, compiler_options=COMPILER_OPTIONS)
+                         block_size_names=ORIGINAL_BLOCK_SIZE_NAMES, compiler_options=options)
     return [outputs[i] if i in TOLERANCES else None for i in range(len(args))]
 
 
@@ -125,11 +128,12 @@ def main():
     if backend == "cupy":  # cupy passes no structured scalar: a 16-byte vector (float4, double2) by value
         args = [np.frombuffer(a.tobytes(), np.complex128)[0]  # goes as a complex128 of the same bytes
                 if isinstance(a, np.void) and a.dtype.itemsize == 16 else a for a in args]
-    answer = reference(args, stored, lang)
+    options = COMPILER_OPTIONS + (NVRTC_OPTIONS if backend in ("cupy", "nvcuda") else [])
+    answer = reference(args, stored, lang, options)
     results, env = tune_kernel(KERNEL_NAME, KERNEL_SOURCE, PROBLEM_SIZE, args, TUNE_PARAMS,
                                grid_div_x=GRID_DIV_X, grid_div_y=GRID_DIV_Y, grid_div_z=GRID_DIV_Z,
                                block_size_names=BLOCK_SIZE_NAMES, restrictions=RESTRICTIONS or None,
-                               compiler_options=COMPILER_OPTIONS or None, iterations=ITERATIONS,
+                               compiler_options=options or None, iterations=ITERATIONS,
                                answer=answer, verify=verify, lang=lang, strategy="brute_force",
                                cache=str(HERE / {cachefile}))
     store_output_file(str(HERE / {t4file}), results, TUNE_PARAMS)
@@ -178,6 +182,7 @@ def script_text(b: Bundle, inputs_name: str) -> str:
         grid_div_z=_py(_parsed(spec.grid_div_z)),
         block_size_names=_py(spec.block_size_names),
         compiler_options=_py(compile_options(spec.compiler_options)),
+        nvrtc_options=_py(nvrtc_math(compile_options(spec.compiler_options))),
         iterations=repr(int(spec.iterations)),
         tolerances=_py(outputs),
         best=_py({"time_ms": b.best.time_ms, "params": dict(b.best.params)}),

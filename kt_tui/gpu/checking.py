@@ -26,7 +26,9 @@ from .protocol import CheckJob, TuneJob
 from .results import status_of
 from .timeline import mark
 
-_REFS: dict[str, dict] = {}  # the reference's outputs by kernel, spec at a size and params, for the next checks
+_REFS: dict[
+    str, dict
+] = {}  # the reference's outputs by backend, kernel, spec at a size and params, for the next checks
 _KEEP = 4
 
 
@@ -74,6 +76,11 @@ def _compared(at: Spec, params: dict) -> Spec:
     return dataclasses.replace(
         at, tune_params=space, defaults=dict(params), reference=None, verify="elementwise", verify_reason=None
     )
+
+
+def _ref_key(backend: str, source: str, derived: Spec, params: dict) -> str:
+    """_REFS's key: per backend too (cupy compiles with -ftz=true, the others do not)."""
+    return repr((backend, source, derived.to_dict(), sorted(params.items())))
 
 
 class _Unstopped:
@@ -137,7 +144,7 @@ def check(tuner: Any, worker: Device, job: CheckJob, on_event: Callable[[str, An
     def reference(label: str, at: Spec, extra: dict | None) -> tuple[dict | None, str, str]:
         """The reference's outputs at `at` (kept for the next checks), or its failure's status and text."""
         source, derived, params = referenced(at, extra)
-        key = repr((source, derived.to_dict(), sorted(params.items())))
+        key = _ref_key(job.backend, source, derived, params)
         if key not in _REFS:
             r, refs, error = run(label, "reference", source, derived, params)
             if refs is None:
@@ -157,7 +164,9 @@ def check(tuner: Any, worker: Device, job: CheckJob, on_event: Callable[[str, An
             at, ref_at = case_spec(spec, size), case_spec(ref_spec, size)
             for c in job.configs:
                 extra = {n: c[n] for n in job.result_params} if per_config else None
-                for source, s, p in (referenced(ref_at, extra), (job.source, at, c)):
+                ref = referenced(ref_at, extra)
+                known = _ref_key(job.backend, *ref) in _REFS  # a reference known from an earlier check is not run again
+                for source, s, p in ([] if known else [ref]) + [(job.source, at, c)]:
                     ahead.append(
                         (unit(size["label"], config_key(names, c)), *kernel_string(_compared(s, p), source, p))
                     )

@@ -157,7 +157,7 @@ class CompilePool:
         self.queued: dict[str, _Item] = {}  # the queue's items not started yet, by compile key
         self.urgent: deque[_Item] = deque()  # asked for and not started: these go first
         self.jobs = 0  # compile jobs handed to the threads or processes and not finished
-        self.unasked: set[str] = set()  # caller keys compiled or compiling ahead, not yet asked for
+        self.unasked: set[str] = set()  # compile keys compiled or compiling ahead, not yet asked for (by any key)
         self.running = Running()  # nvcc processes under way
         self.lock = threading.RLock()
         self.closed = False
@@ -203,7 +203,7 @@ class CompilePool:
         ck = self._key(name, text)
         with self.lock:
             self._open()
-            self.unasked.discard(key)
+            self.unasked.discard(ck)
             known = self._known(ck)
             if known is None:
                 item = _Item(ck, key, name, text, Future())
@@ -264,7 +264,7 @@ class CompilePool:
             elif len(self.unasked) < self.window:
                 # no batch beside the first one until its check says batches make the same code
                 group = self._next(self.batch if self.trusted or not self.checked else 1)
-                self.unasked.update(item.key for item in group)
+                self.unasked.update(item.ck for item in group)
             else:
                 return
             if not group:

@@ -59,7 +59,7 @@ class Compiling:
     def binaries(self, runs: list[tuple[Any, str, dict, dict | None]], backend: str, timeout_s: float) -> list:
         """(options, kernel string, binary, symbol) of each of these (spec, source, params, sizes),
         compiled on the pool at once, before anything queued (a tuned configuration's is in its
-        cache), for a process that runs them to load: a check's device worker, a profile's child.
+        cache), for a process that runs them to load: a profile's child.
         The pool is the last run's spec's (one compiling for other options is left alone); a run
         not here (other options, a compile error, one slower than `timeout_s`) is compiled there by
         kernel_tuner, and fails or hangs there as a configuration does."""

@@ -47,26 +47,42 @@ NVRTC_MATH = (
 def backend_options(backend: str, compiler_options: list[str] | tuple[str, ...] | None) -> list[str]:
     """The options every compile of a kernel for `backend` gets (the pool's, kernel_tuner's own, the
     sanitizer's child's): compile_options, and for the NVRTC backends what makes NVRTC compile what
-    nvcc does: NVRTC_MATH (unless the user defines the name) and, for nvcuda, CUDA 13's CCCL include
-    folder (cuda/std, which cooperative_groups includes; nvcc adds it itself, cupy adds its own)."""
+    nvcc does: NVRTC_MATH (unless the user defines the name) and, for nvcuda, the toolkit's include
+    folder where no CUDA_HOME names it to kernel_tuner (nvcc finds its own) and CUDA 13's CCCL folder
+    (cuda/std, which cooperative_groups includes; nvcc adds it itself, cupy adds its own)."""
     options = compile_options(compiler_options)
     if backend not in ("nvcuda", "cupy"):
         return options
-    named = {o.split("=", 1)[0] for o in options if o.startswith("-D")}
-    extra = [d for d in NVRTC_MATH if d.split("=", 1)[0] not in named]
-    if backend == "nvcuda" and (cccl := _cccl()) and f"-I{cccl}" not in options:
-        extra.append(f"-I{cccl}")
+    extra = nvrtc_math(options)
+    home = _toolkit() if backend == "nvcuda" else None
+    if home is not None:
+        folders = [] if _cuda_home() else [os.path.join(home, "include")]
+        folders += [cccl] if (cccl := _cccl()) else []
+        extra += [f"-I{f}" for f in folders if f"-I{f}" not in options]
     return [*options, *extra]
 
 
-def _cccl() -> str | None:
-    """CUDA 13's CCCL include folder: under CUDA_HOME (as kernel_tuner finds it), the nvcc on PATH's
-    toolkit, or /usr/local/cuda; None before CUDA 13."""
+def nvrtc_math(options: list[str]) -> list[str]:
+    """NVRTC_MATH's definitions of the names `options` do not define."""
+    named = {o.split("=", 1)[0] for o in options if o.startswith("-D")}
+    return [d for d in NVRTC_MATH if d.split("=", 1)[0] not in named]
+
+
+def _toolkit() -> str | None:
+    """The CUDA toolkit's folder: CUDA_HOME's (as kernel_tuner finds it), the nvcc on PATH's, or
+    /usr/local/cuda; the first that holds include/cuda_runtime.h."""
     nvcc = shutil.which("nvcc")
     for home in (_cuda_home(), nvcc and os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "/usr/local/cuda"):
-        if home and os.path.isdir(folder := os.path.join(home, "include", "cccl")):
-            return folder
+        if home and os.path.isfile(os.path.join(home, "include", "cuda_runtime.h")):
+            return home
     return None
+
+
+def _cccl() -> str | None:
+    """CUDA 13's CCCL include folder, in the toolkit's (_toolkit); None before CUDA 13."""
+    home = _toolkit()
+    folder = os.path.join(home, "include", "cccl") if home else None
+    return folder if folder and os.path.isdir(folder) else None
 
 
 def _cuda_home() -> str | None:

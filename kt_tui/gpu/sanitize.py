@@ -126,8 +126,10 @@ def sanitize(
     return parse_output(report, out, code, code is None, timeout_s, runs=1 + len(more) + len(cases))
 
 
-_ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?")
+# the total; a second line, "N errors were not printed" (past --print-limit), is part of it
+_ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?\b(?! were not printed)")
 _API_ERROR = re.compile(r"Program hit (CUDA_ERROR_\w+[^\n]*? on CUDA API call to \w+)")
+_LOADS = re.compile(r"on CUDA API call to cu(?:Module(?:Load|GetFunction)|Library(?:Load|GetKernel)|Link)\w*$")
 _RACES = re.compile(r"RACECHECK SUMMARY:\s*(\d+) hazards? displayed\s*\((\d+) errors?,\s*(\d+) warnings?\)")
 _NO_DEVICE = (
     "no cuda-capable device",
@@ -176,14 +178,19 @@ def parse_output(
         return report
     report.ok = report.errors == 0
     api = _API_ERROR.findall(out)
-    if report.errors and not races and len(api) >= report.errors:  # no access was wrong: a CUDA call failed
-        ran = out.count(RAN) >= runs
-        report.ok = True if ran else None
-        report.reason = f"not a memory error: {api[0].strip()}" + (
-            "" if ran else " (the kernel's binary did not load or run: its compile for this backend likely failed)"
-        )
+    ran = out.count(RAN) >= runs
+    loads = [a for a in api if _LOADS.search(a)]
+    if report.errors and not races and len(api) >= report.errors:  # no access was wrong: CUDA calls failed
+        if ran or loads:  # harmless calls, or the kernel's binary did not load
+            report.ok = True if ran else None
+            report.reason = f"not a memory error: {(api if ran else loads)[0].strip()}" + (
+                "" if ran else " (the kernel's binary did not load: its compile for this backend likely failed)"
+            )
+        else:  # it loaded, and its launch or its run failed (an assert, a trap)
+            report.ok = False
+            report.reason = f"the kernel did not complete under the sanitizer: {api[-1].strip()} (not a memory error)"
         return report
-    if out.count(RAN) < runs:
+    if not ran:
         report.ok = False
         report.reason = "the kernel did not complete under the sanitizer" + (
             f"; {report.reason}" if report.reason else ""

@@ -183,3 +183,52 @@ async def test_the_app_runs_on_the_services_it_is_given(hermetic):
                 break
             await asyncio.sleep(0.05)
     assert calls == [("open_new", "vector_add.cu", "vector_add"), "worker", "close"]
+
+
+def architecture_names() -> dict[tuple[Path, ...], set[str]]:
+    """The modules README's Architecture tree names, by the package (or `a/ | b/ | c/` packages) whose
+    entry names them: a package's line is `  name/` or `    sub/`, its text the column after it."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    lo = next(i for i, line in enumerate(lines) if line.startswith("kt_tui/ "))
+    hi = next(i for i in range(lo, len(lines)) if lines[i].startswith("```"))
+    named: dict[tuple[Path, ...], set[str]] = {}
+    packages, top = (ROOT / "kt_tui",), ["kt_tui"]
+    for line in lines[lo + 1 : hi]:
+        head, text = line[:33], line[33:]
+        m = re.match(r"( *)(\S.*?)\s*$", head)
+        if m and (m.group(2).endswith("/") or "|" in m.group(2)):
+            names = [p.strip().rstrip("/") for p in m.group(2).split("|")]
+            if len(m.group(1)) <= 2:
+                top, packages = names, tuple(ROOT / "kt_tui" / n for n in names)
+            else:
+                packages = tuple(ROOT / "kt_tui" / top[0] / n for n in names)
+        elif m:
+            packages, text = (ROOT / "kt_tui",), line
+        named.setdefault(packages, set()).update(re.findall(r"(?<![\w/.])([a-z_0-9]+)\.py\b", text))
+    return named
+
+
+def test_the_architecture_names_only_modules_that_exist():
+    """A module moved or deleted (gpu/device/checking.py went to gpu/checking.py) leaves no entry behind."""
+    named = architecture_names()
+    assert (
+        "session" in named[(ROOT / "kt_tui" / "gpu" / "device",)] and "checks" in named[(ROOT / "kt_tui" / "engine",)]
+    )
+    stale = [
+        f"{'|'.join(str(p.relative_to(ROOT)) for p in packages)}: {n}.py"
+        for packages, names in named.items()
+        for n in sorted(names)
+        if not any((p / f"{n}.py").exists() for p in packages)
+    ]
+    assert not stale, f"README's Architecture names modules that are not there: {stale}"
+
+
+def test_every_module_of_the_apps_gpu_side_is_behind_the_device_wall():
+    """device-wall names its modules one by one: a new module of gpu/ (gpu/checking.py, gpu/unrun.py)
+    is under it only when listed, or it is one of the child processes' modules the contract exempts."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    wall = next(c for c in contracts if c.get("id") == "device-wall")
+    children = {"checkrun", "memcheck", "mutants", "mutants_child", "profile", "sanitize"}  # the comment's list
+    modules = {p.stem for p in (ROOT / "kt_tui" / "gpu").glob("*.py") if p.stem != "__init__"}
+    missing = sorted(f"kt_tui.gpu.{m}" for m in modules - children if f"kt_tui.gpu.{m}" not in wall["source_modules"])
+    assert not missing, f"not behind device-wall (pyproject.toml): {missing}"

@@ -116,3 +116,14 @@ def test_overloaded_operators_are_overloads():
     assert cxx_code(ops + ACT, "k") == "overloaded function operator+"  # before: None, pycuda probed first
     with pytest.raises(BackendError, match="overloaded function operator"):
         probe_order("pycuda", ops + ACT, "k")
+
+
+def test_auto_keeps_pycuda_first_for_the_c_headers_cplusplus_names():
+    """<cfloat>, <cstdint>, <cmath> ... build inside pycuda's extern "C" wrap as <float.h> ... do
+    (nvcc 13.0 on GCC 12's headers), and NVRTC (nvcuda, cupy) opens none of the host's headers: a
+    kernel that includes one (argmax_rows_warp's <cfloat>) is probed on pycuda first."""
+    source = "#include <cfloat>\n#include <cstdint>\n__global__ void k(float *o) { o[0] = FLT_MAX; }\n"
+    assert cxx_include(source) is None
+    assert probe_order("auto", source, "k")[0] == "pycuda"
+    assert cxx_include("#include <cmath>\n#include <cuda_fp16.h>\n__global__ void k() {}") == ("cuda_fp16.h", True)
+    assert cxx_include("#include <complex>\n__global__ void k() {}") == ("complex", True)  # declares C++ templates

@@ -346,3 +346,21 @@ def test_the_engine_finds_the_originals_poison_without_loading_the_worker_side()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['out', 'idx'] []"
+
+
+def test_a_reference_captured_on_one_backend_is_run_again_on_another(monkeypatch):
+    """The original's outputs at a check size are kept for the next checks of the app's process, but
+    per backend: cupy compiles with -ftz=true, pycuda and nvcuda do not, and their outputs can differ."""
+    from kt_tui.gpu import checking
+    from kt_tui.gpu.wire import Run
+
+    monkeypatch.setattr(checking, "_REFS", {})
+    sent: list = []
+    for backend in ("pycuda", "pycuda", "cupy"):
+        gpu = tuner_on(check_device(lambda spec, params: {"out": np.zeros(spec.sizes["n"], np.float32)}, sent=sent))
+        try:
+            gpu.run(check_job(backend), lambda kind, p: None, timeout_s=30)
+        finally:
+            gpu.close()
+    originals = [m for m in sent if isinstance(m, Run) and m.params == {"block_size_x": 256}]
+    assert len(originals) == 4  # at both sizes on pycuda once (the second check reuses them), and on cupy

@@ -372,3 +372,33 @@ def test_the_script_passes_a_16_byte_vector_scalar_to_cupy_as_its_bytes(capsys, 
         script.main()
     assert isinstance(seen["cupy"], np.complex128) and seen["cupy"].tobytes() == lanes.tobytes()
     assert isinstance(seen["pycuda"], np.void)  # pycuda and cuda-python take the struct
+
+
+def test_the_script_gives_nvrtc_backends_the_maths_constants_kt_tui_gave_them(capsys, db, tmp_path, monkeypatch):
+    """kt-tui compiles for cupy and nvcuda with math.h's INFINITY, NAN, HUGE_VALF and HUGE_VAL defined
+    (gpu/nvrtc.py backend_options): a kernel tuned there that uses them compiles in the script too."""
+    import importlib.util
+
+    run_cli(capsys, "export", "--out", tmp_path, "--json")
+    spec = importlib.util.spec_from_file_location("tune_matmul", tmp_path / "tune_matmul.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    seen: dict = {}
+
+    def tune_kernel(name, source, size, args, tune_params, **kw):
+        seen[script.pick_lang()] = kw["compiler_options"] or []
+        return [{"block_size_x": 64, "block_size_y": 16, "WORK_PER_THREAD": 8, "time": 0.19}], {"device_name": "fake"}
+
+    script.load_inputs = lambda: ([np.float32(1.0)], {0: np.zeros(1, np.float32)})
+    script.tune_kernel = tune_kernel
+    script.store_output_file = lambda path, results, params: None
+    monkeypatch.setattr(script, "as_cuda", lambda backend: "CUDA")
+    for backend in ("cupy", "nvcuda", "pycuda"):
+        script.pick_lang = lambda backend=backend: backend
+        script.main()
+    for backend in ("cupy", "nvcuda"):
+        assert (
+            "-DINFINITY=__int_as_float(0x7f800000)" in seen[backend]
+            and "-DNAN=__int_as_float(0x7fc00000)" in seen[backend]
+        )
+    assert not [o for o in seen["pycuda"] if o.startswith("-DINFINITY")]  # nvcc has math.h

@@ -192,3 +192,40 @@ def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them
     finally:
         tuner.close()
     assert sent and all(m.binary is None for m in sent if isinstance(m, Run))  # the worker compiles them
+
+
+@needs_nvcc
+def test_a_check_leaves_the_sessions_pool_its_whole_window_for_the_next_run(monkeypatch):
+    """A check's kernels are queued on the session's pool under keys of their own ("n=37@64"); its
+    runs ask for them by their kernel strings. Once the check is over, nothing of it counts as
+    compiled ahead and not yet asked for: the next run's configurations compile ahead at once."""
+    from kt_tui.gpu import checking, compiles
+    from kt_tui.gpu.ktsource import kernel_string
+    from kt_tui.gpu.protocol import CheckJob
+    from kt_tui.kernel.spec import load_spec
+
+    from ..conftest import EXAMPLES
+    from ..helpers import check_device, tuner_on
+
+    monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "1")
+    monkeypatch.setenv("KT_TUI_PREFETCH_WORKERS", "1")
+    monkeypatch.setattr(compiles, "WINDOW", 2)  # a window of two: the check's two sizes would fill it
+    monkeypatch.setattr(compiles, "AHEAD", 1)
+    monkeypatch.setattr(checking, "_REFS", {})
+    spec = load_spec(EXAMPLES / "vector_add.cu.toml")
+    source = (EXAMPLES / "vector_add.cu").read_text()
+    sizes = [{"label": f"n={n}", "sizes": {"n": n}} for n in (37, 1000)]
+    job = CheckJob("c", source, spec.to_dict(), source, spec.to_dict(), spec.baseline_params(), "pycuda", sizes,
+                   [{"block_size_x": 64}])  # fmt: skip
+    for again in (False, True):  # again: a new session's pool, the references at these sizes known from the first
+        tuner = tuner_on(check_device(lambda s, p: {"c": np.zeros(s.sizes["n"], np.float32)}))
+        tuner.arch = "sm_90"
+        try:
+            tuner.run(job, lambda kind, payload: None, 120)
+            pool = tuner.compiles
+            assert pool is not None and pool.window == 2 and len(checking._REFS) == 2
+            assert pool.compiled == (2 if again else 4)  # the known references are not compiled again
+            pool.ahead([("128", *kernel_string(spec, source, {"block_size_x": 128}))])
+            assert not pool.queued  # started at once, not held behind the check's kernels
+        finally:
+            tuner.close()

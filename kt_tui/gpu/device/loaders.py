@@ -260,7 +260,7 @@ class Ahead:
 
 
 class Given:
-    """Binaries the app's compile pool made (a check's kernels, a profile's targets), each given as
+    """Binaries the app's compile pool made (a profile's targets), each given as
     (compiler options, kernel string, binary, symbol); `binary` answers as `Ahead.binary`."""
 
     def __init__(self, binaries: Iterable[tuple[list[str], str, bytes, str | None]]):
