@@ -10,9 +10,8 @@ import re
 from . import cuda_ast
 from .bounds import ATOMICS
 from .cuda_ast import text
-from .expr import ExprError, evaluate
+from .draft_periods import raise_checks
 from .spec import Spec
-from .spec_model import default_verify_sizes
 
 _FIRST = r"(?:\b{0}\s*==\s*0\b|\b0\s*==\s*{0}\b)"
 
@@ -58,20 +57,8 @@ def fit(spec: Spec, fn: cuda_ast.Function) -> list[tuple[str, str]]:
     need = max(blocks) + 1
     if spec.sizes[size] < need:
         return []
-    tables = spec.verify_sizes if spec.verify_sizes is not None else default_verify_sizes(spec)
-    raised, changed = [], False
-    for t in tables:
-        t = dict(t)
-        if t.get(size, spec.sizes[size]) < need:
-            t[size], changed = need, True
-            try:
-                evaluate(spec.problem_size[0], {**spec.sizes, **t})
-            except ExprError:
-                return []
-        raised.append(t)
-    if not changed:
+    if not raise_checks(spec, size, lambda _: need):
         return []
-    spec.verify_sizes = raised
     return [
         (
             f"sizes.{size}",

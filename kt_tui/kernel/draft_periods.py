@@ -6,6 +6,7 @@ part of one slice, where a kernel that ignores the outer slices passes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import cuda_ast
@@ -77,6 +78,28 @@ def _value(spec: Spec, name: str, sizes: dict[str, int]) -> int | None:
     return int(v) if isinstance(v, int | float) and not isinstance(v, bool) and v == int(v) and v > 0 else None
 
 
+def raise_checks(spec: Spec, size: str, least: Callable[[dict[str, int]], int], odd: bool = False) -> bool:
+    """Raises `size` in each check size (the drafted ones, or the derived ragged and small) to at least
+    `least` of its sizes (`odd`: to an odd number, ragged against the block sizes); whether it changed
+    any. Changes nothing where a raised size leaves the problem size unreadable."""
+    tables = spec.verify_sizes if spec.verify_sizes is not None else default_verify_sizes(spec)
+    raised, changed = [], False
+    for t in tables:
+        t = dict(t)
+        need = least({**spec.sizes, **t})
+        if t.get(size, spec.sizes[size]) < need:
+            t[size] = need + 1 if odd and need % 2 == 0 else need
+            changed = True
+            try:
+                evaluate(spec.problem_size[0], {**spec.sizes, **t})
+            except ExprError:
+                return False
+        raised.append(t)
+    if changed:
+        spec.verify_sizes = raised
+    return changed
+
+
 def whole_periods(spec: Spec, fn: cuda_ast.Function) -> list[tuple[str, str]]:
     """Raises the one-dimensional problem size of each check size (the drafted ones, or the derived
     ragged and small) to at least PERIODS whole periods of each `(i / stride) % dim`, at the stride and
@@ -93,22 +116,8 @@ def whole_periods(spec: Spec, fn: cuda_ast.Function) -> list[tuple[str, str]]:
 
     if spec.sizes[size] < least(spec.sizes):
         return []  # the default size is short of it too: no check size can be raised past it
-    tables = spec.verify_sizes if spec.verify_sizes is not None else default_verify_sizes(spec)
-    raised, changed = [], False
-    for t in tables:
-        t = dict(t)
-        need = least({**spec.sizes, **t})
-        if t.get(size, spec.sizes[size]) < need:
-            t[size] = need + 1 if need % 2 == 0 else need  # odd: ragged against the block sizes
-            changed = True
-            try:
-                evaluate(spec.problem_size[0], {**spec.sizes, **t})
-            except ExprError:
-                return []
-        raised.append(t)
-    if not changed:
+    if not raise_checks(spec, size, least, odd=True):
         return []
-    spec.verify_sizes = raised
     s, d = found[0]
     return [
         (
