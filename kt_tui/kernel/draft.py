@@ -581,7 +581,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_below.fit(spec, draft_below.find(fn, ints), guesses)
     draft_masked.fit(spec, draft_masked.find(fn, ints), guesses)
     draft_networks.fit(spec, fn, ints, guesses)
-    draft_columns.fit(spec, fn, ints, guesses)
+    draft_columns.fit(spec, fn, guesses)
     fit_windows(spec, an, guesses)
     guesses.extend(draft_periods.whole_periods(spec, fn) + draft_partials.fit(spec, fn))
     return Draft(spec, guesses)

@@ -102,7 +102,7 @@ def find(fn: cuda_ast.Function, ints: set[str], strides: set[str]) -> list[tuple
     return out
 
 
-def fit(spec: Spec, fn: cuda_ast.Function, ints: set[str], guesses: list[tuple[str, str]]) -> None:
+def fit(spec: Spec, fn: cuda_ast.Function, guesses: list[tuple[str, str]]) -> None:
     """For each such label: its bound the other array's length (a size X), the stride X + ROW_PAD (a size
     drafted apart), X at most WIDTH, and the problem's sizes the strided array multiplies cut in proportion."""
     args = {a.name: a for a in spec.args}
