@@ -19,24 +19,21 @@ import numpy as np
 from . import (
     cuda_ast,
     draft_below,
-    draft_carried,
-    draft_decay,
+    draft_columns,
     draft_divisors,
-    draft_draws,
     draft_guards,
     draft_masked,
     draft_moments,
+    draft_networks,
     draft_partials,
+    draft_passes,
     draft_periods,
-    draft_pixels,
     draft_relations,
     draft_relax,
     draft_roles,
     draft_rows,
     draft_shared,
-    draft_states,
     draft_values,
-    draft_weights,
     draft_within,
     extents,
 )
@@ -557,15 +554,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
     guesses[:0] = [(f"args.{p.name}", said) for p in kernel.params if (said := struct_by_value(p, unit))]
-    draft_values.scale_thresholds(fn, args, guesses)
-    draft_decay.decayed(fn, args, guesses)
-    draft_draws.drawn(fn, floats, args, guesses)
-    draft_weights.weighted(fn, args, guesses)
-    draft_carried.carried(fn, args, guesses)
-    draft_pixels.intensities(fn, args, guesses)
-    draft_weights.labelled(fn, args, guesses)
-    draft_states.states(fn, args, guesses)
-    draft_rows.strides_past_spans(fn, args, guesses, "an int that sizes nothing")
+    draft_passes.over_args(fn, unit, floats, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name,
@@ -591,6 +580,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     ints = {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
     draft_below.fit(spec, draft_below.find(fn, ints), guesses)
     draft_masked.fit(spec, draft_masked.find(fn, ints), guesses)
+    draft_networks.fit(spec, fn, ints, guesses)
+    draft_columns.fit(spec, fn, guesses)
     fit_windows(spec, an, guesses)
     guesses.extend(draft_periods.whole_periods(spec, fn) + draft_partials.fit(spec, fn))
     return Draft(spec, guesses)

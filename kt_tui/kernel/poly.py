@@ -8,6 +8,9 @@ from collections.abc import Callable
 from fractions import Fraction
 
 MAX_TERMS = 64
+# a product of more names than this is too big: planes of a volume whose three sides are exact quotients
+# (side = out * stride + window - stride, kernel/draft_layout.py) reach 7
+MAX_DEGREE = 8
 
 Mono = tuple[str, ...]  # the names of a product, sorted, with repeats
 Terms = dict[Mono, Fraction]
@@ -50,7 +53,7 @@ class Poly:
         for m1, c1 in self.terms.items():
             for m2, c2 in o.terms.items():
                 m = tuple(sorted(m1 + m2))
-                if len(m) > 6:
+                if len(m) > MAX_DEGREE:
                     raise TooBig("degree too high")
                 t[m] = t.get(m, Fraction(0)) + c1 * c2
         return Poly(t)
