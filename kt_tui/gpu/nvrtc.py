@@ -186,3 +186,19 @@ def _cupy_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) -> t
         return binary, nvrtc.getLoweredName(program, name), nvrtc.getProgramLog(program).strip()
     finally:
         nvrtc.destroyProgram(program)
+
+
+def cupy_plain(source: str, cc: int) -> bytes:
+    """`source` (extern "C" kernels) compiled by cupy's NVRTC with the architecture alone: a cubin for
+    compute capability `cc`, or PTX where this NVRTC is older than the GPU. RuntimeError with the log."""
+    nvrtc = importlib.import_module("cupy_backends.cuda.libs.nvrtc")  # cupy's own NVRTC
+    arch = min(cc, max(int(a) for a in nvrtc.getSupportedArchs()))
+    program = nvrtc.createProgram(source, "kt_compare.cu", (), ())
+    try:
+        try:
+            nvrtc.compileProgram(program, [f"--gpu-architecture={'sm' if arch == cc else 'compute'}_{arch}"])
+        except nvrtc.NVRTCError as e:
+            raise RuntimeError(f"compare kernels: {nvrtc.getProgramLog(program).strip() or e}") from None
+        return nvrtc.getCUBIN(program) if arch == cc else nvrtc.getPTX(program)
+    finally:
+        nvrtc.destroyProgram(program)

@@ -40,8 +40,9 @@ from . import (
 from .conditions import Macros
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, MADE_UP, divisors, float_value
+from .draft_layout import whole
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
-from .draft_sizes import Sizing, size_arrays, whole
+from .draft_sizes import Sizing, size_arrays
 from .draft_template import template_name
 from .draft_trips import thread_trips, trip_value
 from .draft_types import (

@@ -323,3 +323,35 @@ def unify(found: dict[str, list[Poly]], rounded: dict[str, Poly]) -> None:
                 bigger = pmax(ea, eb)
                 if bigger is not None:
                     found[a] = found[b] = [bigger]
+
+
+def column_in_row(h: Poly, strides: list[Poly]) -> Poly | None:
+    """`row * S + v` with v a value read from memory (`logp[i * ld + target[i]]`, `src[r * cols + idx[o]]`):
+    the row's last element, v taken below S, the row length a thread index is multiplied by (else the
+    loaded v would be bounded by whatever the array's length left after the rows); None for other shapes."""
+    picks = [(m, c) for m, c in h.terms.items() if any(v.startswith("$") for v in m)]
+    if len(picks) != 1 or picks[0][1] != 1 or len(picks[0][0]) != 1:
+        return None
+    rest = h - Poly({picks[0][0]: picks[0][1]})
+    if rest.is_const():
+        return None
+    for s in strides:
+        names = s.names()
+        if s.degree() == 1 and len(s.terms) == 1 and all(names <= set(m) for m in rest.terms if m):
+            return rest + s - Poly.const(1)
+    return None
+
+
+def whole(v: int, m: int) -> int:
+    """v rounded up to a multiple of m, at least two of them (two whole groups)."""
+    return max(-(-v // m) * m, 2 * m) if m > 1 else v
+
+
+def maxes(polys: list[Poly]) -> list[Poly]:
+    """The polynomials none of the others is always at least: the max of them is the max of all."""
+    out: list[Poly] = []
+    for p in polys:
+        if any(at_least(q, p) for q in out):
+            continue
+        out = [q for q in out if not at_least(p, q)] + [p]
+    return out

@@ -27,6 +27,7 @@ from typing import Any
 from . import cuda_ast
 from .bounds import Analysis
 from .cuda_ast import text
+from .draft_pointers import divisor_arrays, pointer_aliases
 from .kernels import split_params
 from .syntax import code_text, global_head, lex, strip_comments
 
@@ -410,49 +411,7 @@ def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     """Float array arguments whose values reach a log or a square root (through locals), or that a
     value is divided by (`x[i] / scale[c]`, through casts): drawn positive, else results are NaN (a
     check compares NaNs) or blow up near 0."""
-    return set(_reaching(fn, floats, dict.fromkeys(_POSITIVE_ONLY, 0))) | _divisor_arrays(fn, floats)
-
-
-def _divisor_arrays(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
-    """Arrays of `arrays` loaded as a division's divisor alone (`a / s[i]`, `(double)a / (double)s[c]`,
-    through a local pointer into one)."""
-    out: set[str] = set()
-    if fn.body is None:
-        return out
-    aliases = _aliases(fn, arrays)
-    for n in cuda_ast.walk(fn.body):
-        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "/":
-            continue
-        right = strip_parens(n.child_by_field_name("right"))
-        while right is not None and right.type == "cast_expression":
-            right = strip_parens(right.child_by_field_name("value"))
-        if right is not None and right.type == "subscript_expression":
-            name = text(right.child_by_field_name("argument"))
-            if (base := aliases.get(name, name)) in arrays:
-                out.add(base)
-    return out
-
-
-def _aliases(fn: cuda_ast.Function, arrays: set[str]) -> dict[str, str]:
-    """Local pointers declared into an array of `arrays` (`const float *var = vars + k * dim`, `&a[i]`)
-    -> that array."""
-    out: dict[str, str] = {}
-    for n in cuda_ast.walk(fn.body):
-        if n.type != "init_declarator":
-            continue
-        d, v = n.child_by_field_name("declarator"), strip_parens(n.child_by_field_name("value"))
-        if d is None or d.type != "pointer_declarator" or (name := d.child_by_field_name("declarator")) is None:
-            continue
-        while v is not None and v.type == "cast_expression":
-            v = strip_parens(v.child_by_field_name("value"))
-        if v is not None and v.type == "binary_expression" and text(v.child_by_field_name("operator")) == "+":
-            v = strip_parens(v.child_by_field_name("left"))
-        elif v is not None and v.type == "pointer_expression" and text(v.child_by_field_name("operator")) == "&":
-            v = strip_parens(v.child_by_field_name("argument"))
-            v = v.child_by_field_name("argument") if v is not None and v.type == "subscript_expression" else None
-        if v is not None and v.type == "identifier" and text(v) in arrays:
-            out[text(name)] = text(v)
-    return out
+    return set(_reaching(fn, floats, dict.fromkeys(_POSITIVE_ONLY, 0))) | divisor_arrays(fn, floats)
 
 
 _UNIT_ONLY = {"acosf", "acos", "asinf", "asin", "acospif", "acospi", "asinpif", "asinpi"}
@@ -497,7 +456,7 @@ def _reaching(fn: cuda_ast.Function, arrays: set[str], calls: dict[str, int]) ->
     out: dict[str, int] = {}
     if fn.body is None:
         return out
-    locals_, aliases = _locals(fn), _aliases(fn, arrays)
+    locals_, aliases = _locals(fn), pointer_aliases(fn, arrays)
     for n in cuda_ast.walk(fn.body):
         if n.type != "call_expression" or (tag := calls.get(text(n.child_by_field_name("function")))) is None:
             continue

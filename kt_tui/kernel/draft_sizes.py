@@ -11,12 +11,24 @@ from math import lcm
 
 from . import cuda_ast, draft_index, draft_shared, draft_within, extents
 from .bounds import integral
-from .draft_layout import divided, item_strides, padding, picked_row, round_rows, round_volume, unify, whole_rows
+from .draft_layout import (
+    column_in_row,
+    divided,
+    item_strides,
+    maxes,
+    padding,
+    picked_row,
+    round_rows,
+    round_volume,
+    unify,
+    whole,
+    whole_rows,
+)
 from .draft_locals import local_caps
 from .draft_scaled import rescaled, sampled_every
 from .draft_types import is_int
 from .expr import FUNCS
-from .poly import Poly, at_least
+from .poly import Poly
 from .source import Kernel
 from .spec import DTYPES
 
@@ -30,6 +42,7 @@ UNKNOWN_TRIPS = 16
 MAX_BLOCK = (1024, 1024, 64)  # CUDA's most threads a block has per axis
 FACTORS = (4, 3, 5, 6)  # sizes that divide another (`w / f`): above 1, distinct, so a kernel that swaps them fails
 WINDOWS = (5, 3, 7, 9, 11)  # the bounds of a loop over a window around a thread (a filter, a radius): apart
+COLUMN = "a value read from memory picks a column within a thread's row: it is below the row's length"
 
 
 @dataclass
@@ -250,19 +263,14 @@ class _Sizer:
                         (f"args.{x}", f"counts of rows of a block of {r} per item ({name}'s layout): at most {r}")
                     )
             # read only at `row * S + v`, v loaded: v a column below S (with other accesses, they bound v)
-            columns = [_column_in_row(h, an.strides) if h is not None else None for h in his]
+            columns = [column_in_row(h, an.strides) if h is not None else None for h in his]
             if his and all(c is not None for c in columns):
                 his = columns
-                self.out.guesses.append(
-                    (
-                        f"args.{name}",
-                        "a value read from memory picks a column within a thread's row: it is below the row's length",
-                    )
-                )
+                self.out.guesses.append((f"args.{name}", COLUMN))
             plain = [h + Poly.const(1) for h in his if h is not None and not draft_index.loads(h)]
             loaded = tuple(sorted({h.text() for h in his if h is not None and draft_index.loads(h)}))
             cands = [
-                round_volume(round_rows(e, an.strides, rounded, name), set(self.unit.defines)) for e in _maxes(plain)
+                round_volume(round_rows(e, an.strides, rounded, name), set(self.unit.defines)) for e in maxes(plain)
             ]
             if self.per_block:
                 self.out.guesses.append(
@@ -272,7 +280,7 @@ class _Sizer:
                     )
                 )
             if any(h is None for h in his):
-                cands = _maxes(cands + [problem])
+                cands = maxes(cands + [problem])
                 self.out.guesses.append(
                     (
                         f"args.{name}",
@@ -547,7 +555,7 @@ class _Sizer:
                 ("", f"{arrays}: dynamic shared memory the analysis could not size: give smem_size in bytes")
             )
         elif spans:
-            texts = [p.text(self.order) if not p.is_const() else str(int(p.value())) for p in _maxes(spans)]
+            texts = [p.text(self.order) if not p.is_const() else str(int(p.value())) for p in maxes(spans)]
             self.out.smem = texts[0] if len(texts) == 1 else f"max({', '.join(texts)})"
             self.out.guesses.append(
                 (
@@ -576,21 +584,6 @@ class _Sizer:
         return elements <= MAX_ELEMENTS and threads * max(trips, default=1) <= MAX_WORK
 
 
-def whole(v: int, m: int) -> int:
-    """v rounded up to a multiple of m, at least two of them (two whole groups)."""
-    return max(-(-v // m) * m, 2 * m) if m > 1 else v
-
-
-def _maxes(polys: list[Poly]) -> list[Poly]:
-    """The polynomials none of the others is always at least: the max of them is the max of all."""
-    out: list[Poly] = []
-    for p in polys:
-        if any(at_least(q, p) for q in out):
-            continue
-        out = [q for q in out if not at_least(p, q)] + [p]
-    return out
-
-
 def size_arrays(
     kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n: int = 1 << 20, caps: dict[int, int] | None = None
 ) -> Sizing:
@@ -605,20 +598,3 @@ def size_arrays(
         texts = [c.text(s.order) if not c.is_const() else str(int(c.value())) for c in cands]
         s.out.extents[name] = texts[0] if len(texts) == 1 else f"max({', '.join(texts)})"
     return s.out
-
-
-def _column_in_row(h: Poly, strides: list[Poly]) -> Poly | None:
-    """`row * S + v` with v a value read from memory (`logp[i * ld + target[i]]`, `src[r * cols + idx[o]]`):
-    the row's last element, v taken below S, the row length a thread index is multiplied by (else the
-    loaded v would be bounded by whatever the array's length left after the rows); None for other shapes."""
-    picks = [(m, c) for m, c in h.terms.items() if any(v.startswith("$") for v in m)]
-    if len(picks) != 1 or picks[0][1] != 1 or len(picks[0][0]) != 1:
-        return None
-    rest = h - Poly({picks[0][0]: picks[0][1]})
-    if rest.is_const():
-        return None
-    for s in strides:
-        names = s.names()
-        if s.degree() == 1 and len(s.terms) == 1 and all(names <= set(m) for m in rest.terms if m):
-            return rest + s - Poly.const(1)
-    return None

@@ -325,8 +325,7 @@ def test_cupys_comparison_kernels_are_compiled_without_flushing_subnormals(monke
     import sys
     from types import ModuleType, SimpleNamespace
 
-    from kt_tui.gpu.device import compare as cmp
-    from kt_tui.gpu.device import loaders
+    from kt_tui.gpu.device import access, loaders
 
     asked: list[list[str]] = []
     nvrtc = ModuleType("cupy_backends.cuda.libs.nvrtc")
@@ -347,8 +346,9 @@ def test_cupys_comparison_kernels_are_compiled_without_flushing_subnormals(monke
             return f"fn {name}"
 
     monkeypatch.setattr(loaders, "Module", Module)
-    monkeypatch.setattr(cmp, "_CUBINS", {})
-    backend = cmp._Cupy.__new__(cmp._Cupy)
+    monkeypatch.setattr(access, "_CUBINS", {})
+    backend = access._Cupy.__new__(access._Cupy)
+    backend.modules = []
     backend.cp = SimpleNamespace(cuda=SimpleNamespace(Device=lambda: SimpleNamespace(compute_capability="90")))
     source, names = kernel_source(["float32"]), list(kernel_names("float32"))
     for _ in range(2):

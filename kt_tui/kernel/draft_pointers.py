@@ -1,0 +1,50 @@
+"""Local pointers into a kernel's array arguments, and the arrays a value is divided by (kernel/draft_roles.py
+draws those positive)."""
+
+from __future__ import annotations
+
+from . import cuda_ast
+from .bounds import strip_parens
+from .cuda_ast import text
+
+
+def divisor_arrays(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
+    """Arrays of `arrays` loaded as a division's divisor alone (`a / s[i]`, `(double)a / (double)s[c]`,
+    through a local pointer into one)."""
+    out: set[str] = set()
+    if fn.body is None:
+        return out
+    aliases = pointer_aliases(fn, arrays)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "/":
+            continue
+        right = strip_parens(n.child_by_field_name("right"))
+        while right is not None and right.type == "cast_expression":
+            right = strip_parens(right.child_by_field_name("value"))
+        if right is not None and right.type == "subscript_expression":
+            name = text(right.child_by_field_name("argument"))
+            if (base := aliases.get(name, name)) in arrays:
+                out.add(base)
+    return out
+
+
+def pointer_aliases(fn: cuda_ast.Function, arrays: set[str]) -> dict[str, str]:
+    """Local pointers declared into an array of `arrays` (`const float *var = vars + k * dim`, `&a[i]`)
+    -> that array."""
+    out: dict[str, str] = {}
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "init_declarator":
+            continue
+        d, v = n.child_by_field_name("declarator"), strip_parens(n.child_by_field_name("value"))
+        if d is None or d.type != "pointer_declarator" or (name := d.child_by_field_name("declarator")) is None:
+            continue
+        while v is not None and v.type == "cast_expression":
+            v = strip_parens(v.child_by_field_name("value"))
+        if v is not None and v.type == "binary_expression" and text(v.child_by_field_name("operator")) == "+":
+            v = strip_parens(v.child_by_field_name("left"))
+        elif v is not None and v.type == "pointer_expression" and text(v.child_by_field_name("operator")) == "&":
+            v = strip_parens(v.child_by_field_name("argument"))
+            v = v.child_by_field_name("argument") if v is not None and v.type == "subscript_expression" else None
+        if v is not None and v.type == "identifier" and text(v) in arrays:
+            out[text(name)] = text(v)
+    return out
