@@ -21,13 +21,16 @@ from . import (
     draft_below,
     draft_columns,
     draft_divisors,
+    draft_dof,
     draft_guards,
+    draft_logs,
     draft_masked,
     draft_moments,
     draft_networks,
     draft_partials,
     draft_passes,
     draft_periods,
+    draft_pitch,
     draft_relations,
     draft_relax,
     draft_roles,
@@ -585,4 +588,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_columns.fit(spec, fn, guesses)
     fit_windows(spec, an, guesses)
     guesses.extend(draft_periods.whole_periods(spec, fn) + draft_partials.fit(spec, fn))
+    draft_dof.fit(spec, fn, guesses)
+    draft_pitch.fit(spec, unit, kernel.name, guesses)
+    draft_logs.fit(spec, fn, guesses)
     return Draft(spec, guesses)

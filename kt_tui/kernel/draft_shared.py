@@ -105,6 +105,7 @@ def shared_thread_caps(fn: cuda_ast.Function, unit: cuda_ast.Unit) -> dict[int, 
     values = dict(unit.defines)
     affine: dict[str, Affine] = {}
     arrays: dict[str, list[int | None]] = {}
+    pointers: dict[str, tuple[str, Affine]] = {}  # `float *p = sh + threadIdx.x * K`: p -> (sh, its offset)
     for n in cuda_ast.walk(fn.body):
         if n.type != "declaration":
             continue
@@ -120,6 +121,8 @@ def shared_thread_caps(fn: cuda_ast.Function, unit: cuda_ast.Unit) -> dict[int, 
                 form = _affine(value, affine, values) if target is not None and target.type == "identifier" else None
                 if form is not None and form[0] is not None:
                     affine[text(target)] = form
+                elif target is not None and (into := _into_shared(target, value, arrays, affine, values)):
+                    pointers[into[0]] = into[1:]
     caps: dict[int, int] = {}
     for n in cuda_ast.walk(fn.body):
         if n.type != "subscript_expression" or n.parent is not None and n.parent.type == "subscript_expression":
@@ -130,18 +133,51 @@ def shared_thread_caps(fn: cuda_ast.Function, unit: cuda_ast.Unit) -> dict[int, 
             args = base.child_by_field_name("indices") or base.named_children[-1]
             indices.insert(0, args.named_children[0] if args.named_children else args)
             base = base.child_by_field_name("argument") or base.named_children[0]
-        shape = arrays.get(text(base)) if base is not None else None
+        offset: Affine | None = None
+        shape: list[int | None] | None
+        if base is not None and text(base) in pointers and len(indices) == 1:
+            name, offset = pointers[text(base)]
+            shape = arrays[name]
+        else:
+            shape = arrays.get(text(base)) if base is not None else None
         if not shape or len(shape) != len(indices):
             continue
         counters = _counters(n, values)
         for index, extent in zip(indices, shape):
             form = _affine(index, affine, values, counters=counters)
+            if offset is not None:  # a pointer's element: its offset plus the index, an unknown index taken as 0
+                at = form if form is not None and (form[0] is None or form[0] == offset[0]) else (None, 0, 0)
+                form = offset[0], offset[1] + at[1], offset[2] + at[2]
             axis, a, b = form or (None, 0, 0)
             if axis is None or not extent or _guarded(n, axis, affine, values):
                 continue
             most = (extent - 1 - b) // a + 1 if a > 0 else b // -a + 1  # threads whose index stays in [0, extent)
             caps[axis] = max(min(caps.get(axis, most), most), 1)
     return caps
+
+
+def _into_shared(
+    target: Node,
+    value: Node | None,
+    arrays: dict[str, list[int | None]],
+    locals_: dict[str, Affine],
+    values: dict[str, int],
+) -> tuple[str, str, Affine] | None:
+    """(pointer, array, offset) for a local pointer declared into a one-dimensional shared array at an offset
+    that grows with the thread number (`float *mine = sh + threadIdx.x * K`)."""
+    value = strip_parens(value)
+    if target.type != "pointer_declarator" or value is None or value.type != "binary_expression":
+        return None
+    name = target.child_by_field_name("declarator")
+    if name is None or name.type != "identifier" or text(value.child_by_field_name("operator")) != "+":
+        return None
+    for side, other in (("left", "right"), ("right", "left")):
+        base = strip_parens(value.child_by_field_name(side))
+        if base is not None and base.type == "identifier" and len(arrays.get(text(base)) or []) == 1:
+            form = _affine(value.child_by_field_name(other), locals_, values)
+            if form is not None and form[0] is not None and form[1] > 0:
+                return text(name), text(base), form
+    return None
 
 
 def _guarded(n: Node, axis: int, locals_: dict[str, Affine], values: dict[str, int]) -> bool:
