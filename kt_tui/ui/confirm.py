@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -17,6 +17,19 @@ MOVE_KEYS: list[BindingType] = [
     Binding("g", "scroll_top", "First row", show=False),
     Binding("G", "scroll_bottom", "Last row", show=False),
 ]
+# the same keys in a view that scrolls (a page of text, a log), beside Textual's arrows and home/end
+SCROLL_KEYS: list[BindingType] = [
+    Binding("j", "scroll_down", "Scroll down", show=False),
+    Binding("k", "scroll_up", "Scroll up", show=False),
+    Binding("g", "scroll_home", "Top", show=False),
+    Binding("G", "scroll_end", "Bottom", show=False),
+]
+
+
+class Scroll(VerticalScroll):
+    """A VerticalScroll that j/k and g/G move too."""
+
+    BINDINGS = SCROLL_KEYS
 
 
 class AskScreen(ModalScreen[bool]):

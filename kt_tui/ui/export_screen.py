@@ -14,6 +14,7 @@ from textual.widgets import Footer, Input, Static
 from ..errors import UserError
 from ..export import export_session
 from ..store import SessionStore, Store
+from .confirm import Scroll
 
 
 def default_folder(store: Store, sid: str) -> str:
@@ -41,7 +42,7 @@ class ExportScreen(ModalScreen[None]):
                 )
             )
             yield Input(default_folder(self.store, self.sid), id="export-dir")
-            with VerticalScroll():
+            with Scroll():
                 yield Static("", id="export-result")
         yield Footer()
 

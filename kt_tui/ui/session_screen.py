@@ -25,6 +25,7 @@ from ..records import Result, config_key
 from ..store import SessionStore, Store
 from . import deciding, prefs, session_actions, session_engine, session_events, session_panes, session_stored, signals
 from .bridge import Bridge, Flush, GateOpened
+from .confirm import Scroll
 from .deciding import Held
 from .keys import TABS, keys_by_id
 from .plot import TuningPlot
@@ -152,7 +153,7 @@ class SessionScreen(Screen[None]):
         with Horizontal():
             with Vertical(id="left"):
                 yield Static(id="source-label")
-                with VerticalScroll(id="source-scroll"):
+                with Scroll(id="source-scroll"):
                     yield SourceView(id="source")
                 yield SpecSummary(id="spec")
             with Vertical(id="right"):
