@@ -71,7 +71,7 @@ def key_for(keymap: dict, binding: Binding) -> str:
     """The key that triggers binding: its [keys] remap if any, else its default (first of a list)."""
     keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
     key = keys.split(",")[0].strip()
-    return {"question_mark": "?", "escape": "esc"}.get(key, key)
+    return {"question_mark": "?", "escape": "esc", "slash": "/"}.get(key, key)
 
 
 def keys_by_id(bindings, keymap: dict) -> dict[str, str]:
