@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from ..store import Store
+from ..store.problems import db_problem
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -26,10 +27,12 @@ class StoreError(UserError):
 
 
 def open_db(path: str) -> Store:
+    """The store at `path`; a machine's problem (a folder it cannot be made in, a full disk) is an
+    EnvironmentProblem (exit 3), any other failure a StoreError (exit 2)."""
     try:
         return Store(path)
     except (sqlite3.Error, OSError) as e:
-        raise StoreError(f"cannot open the session database {path}: {e}") from None
+        raise db_problem(e, path) or StoreError(f"cannot open the session database {path}: {e}") from None
 
 
 def open_store(settings: Settings) -> Store:

@@ -1,0 +1,41 @@
+"""A session database SQLite cannot open (its folder not writable, /proc here, where even root makes
+no file) is the machine's problem: one line naming the file and saying why, exit status 3 (README,
+"Commands"), for every command that opens it; nothing is made."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kt_tui.cli import main
+
+from ..conftest import EXAMPLES
+
+DB = "/proc/kt-tui-no-such.db"
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc here")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sessions"],
+        ["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--backend", "none"],
+        ["resume"],
+    ],
+    ids=["sessions", "run", "resume"],
+)
+def test_a_database_that_cannot_be_opened_exits_3_naming_it(capsys, argv):
+    assert main([*argv, "--db", DB]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and DB in err[0] and "cannot be opened" in err[0]
+    assert not Path(DB).exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc here")
+def test_its_json_says_error_and_names_no_session(capsys):
+    argv = ["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--json", "--backend", "none", "--db", DB]
+    assert main(argv) == 3
+    data = json.loads(capsys.readouterr().out)
+    assert data["state"] == "error" and data["session"] is None and DB in data["error"]
