@@ -356,6 +356,18 @@ def open_tui(settings: Settings, args: argparse.Namespace) -> int:
         target = {"kernel_file": kf, "spec_path": args.spec, "kernel_name": args.kernel}
         store = open_store(settings)
         store.check_writable()
+    check_terminal("resume" if "resume" in target else "run")
     app = tui_app(settings, store, **target)
     app.run()
     return app.return_code or 0
+
+
+def check_terminal(headless: str) -> None:
+    """The app draws on a terminal and reads its keys: with stdin or stdout a pipe or a file it would
+    write escape sequences into it and wait for keys that never come. `headless`: the command that
+    runs without one."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        instead = "kt-tui resume [ID] --auto" if headless == "resume" else "kt-tui run KERNEL.cu --auto"
+        raise UserError(
+            f"the terminal UI needs a terminal (stdin and stdout are not one here): `{instead}` runs without one"
+        )
