@@ -30,6 +30,13 @@ def open_db(path: str) -> Store:
     """The store at `path`; a machine's problem (a folder it cannot be made in, a full disk) is an
     EnvironmentProblem (exit 3), any other failure a StoreError (exit 2)."""
     try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # made below, or SQLite says why it cannot be
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a pipe, device or socket"
+        raise StoreError(f"the session database {path} is {kind}, not a file: pass a file with --db")
+    try:
         return Store(path)
     except (sqlite3.Error, OSError) as e:
         raise db_problem(e, path) or StoreError(f"cannot open the session database {path}: {e}") from None

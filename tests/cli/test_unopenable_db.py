@@ -5,6 +5,7 @@ no file) is the machine's problem: one line naming the file and saying why, exit
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -39,3 +40,13 @@ def test_its_json_says_error_and_names_no_session(capsys):
     assert main(argv) == 3
     data = json.loads(capsys.readouterr().out)
     assert data["state"] == "error" and data["session"] is None and DB in data["error"]
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_database_path_that_is_no_file_is_bad_input_exit_2(capsys, tmp_path, kind):
+    db = tmp_path / "sessions.db"
+    db.mkdir() if kind == "folder" else os.mkfifo(db)
+    for argv in (["sessions"], ["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--backend", "none"]):
+        assert main([*argv, "--db", str(db)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and str(db) in err[0] and "not a file" in err[0]
