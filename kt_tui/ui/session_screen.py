@@ -32,7 +32,7 @@ from .plot import TuningPlot
 from .services import Services
 from .session_engine import EngineEnded, Problem, Ready
 from .session_stored import StoredCalls
-from .status import FilterInput, StatusBar, panel_text, progress_text, status_text
+from .status import FilterInput, StatusBar, how_to_go_on, panel_text, progress_text, status_text
 from .stored import StoredPoints, StoredRows
 from .widgets import Banner, FitFooter, GatePanel, ProgressLine, ResultsTable, RowDetail, SourceView, SpecSummary
 
@@ -501,6 +501,10 @@ class SessionScreen(Screen[None]):
             from rich.text import Text
 
             self.app.exit(return_code=2, message=Text(f"kt-tui: {self.problem}"))
+        elif self.sid:  # the shell gets how to come back to it, as after a Ctrl-C
+            from rich.text import Text
+
+            self.app.exit(message=Text(f"kt-tui: {how_to_go_on(self.sid, self.state)}"))
         else:
             self.app.exit()
 
