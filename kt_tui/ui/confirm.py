@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 # j/k and g/G move in every list and table, as in lazygit, k9s and htop (the arrows, page and home/end
 # keys too, as Textual has them): no movement key is ever a decision
@@ -30,6 +30,17 @@ class Scroll(VerticalScroll):
     """A VerticalScroll that j/k and g/G move too."""
 
     BINDINGS = SCROLL_KEYS
+
+
+class Choices(OptionList):
+    """An OptionList (a picker's) that j/k and g/G move in too."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        Binding("g", "first", "First", show=False),
+        Binding("G", "last", "Last", show=False),
+    ]
 
 
 class AskScreen(ModalScreen[bool]):

@@ -1,13 +1,15 @@
 """j/k and g/G scroll every scrolling view as the arrows and home/end do (README, "Keys you can
-trust"): the help page, the LLM log, the kernel view, the source pane and the modal reports."""
+trust"): the help page, the LLM log, the kernel view, the source pane, the modal reports and the
+pickers' lists."""
 
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
-from textual.widgets import RichLog
+from textual.widgets import OptionList, RichLog
 
 from kt_tui.ui.keys import HelpScreen
 from kt_tui.ui.report_screen import ReportScreen
+from kt_tui.ui.strategy_picker import StrategyPicker
 from kt_tui.ui.widgets import SourceView
 
 from .test_keys_and_80x24 import still_at
@@ -69,3 +71,22 @@ async def test_a_report_scrolls_with_j_and_G(tmp_path):
         app.push_screen(ReportScreen("memcheck: 2 error(s)", "\n".join(f"error {i}" for i in range(100))))
         await pilot.pause()
         await _scrolls(pilot, app.screen.query_one(VerticalScroll))
+
+
+async def test_the_strategy_picker_moves_with_j_k_g_and_G(tmp_path):
+    app = session_app("kt-dark", tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await still_at(pilot, GATES["sweep"])
+        app.push_screen(StrategyPicker("sweep"))
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        assert options.has_focus and options.highlighted == 0
+        await pilot.press("j", "j")
+        assert options.highlighted == 2
+        await pilot.press("k")
+        assert options.highlighted == 1
+        await pilot.press("G")
+        assert options.highlighted == options.option_count - 1
+        await pilot.press("g")
+        assert options.highlighted == 0
+        assert isinstance(app.screen, StrategyPicker)  # moving chose nothing
