@@ -315,6 +315,8 @@ class SessionScreen(Screen[None]):
             self.autopilot = False  # the policy stops here: the gate is yours
         from .gate_view import view_for
 
+        if gate.kind == "llm_failed" and self.activity == ("asking", getattr(gate, "call", None)):
+            session_events.llm_failed(self, gate.title)  # a call of this sitting (a stored one shows as stored)
         view = view_for(gate)
         self.gate = gate
         self.table.mark_candidate(*(view.candidate(gate) if view.candidate else (None,)))
