@@ -171,6 +171,8 @@ def sizes(v: Any) -> dict[str, int]:
     for k, n in v.items():
         if not is_count(n):
             raise TomlError(f"sizes.{k}", f"expected a positive integer, got {n!r}")
+        if n >= 2**63:  # no size expression can use it: its values would not fit kernel_tuner's int64
+            raise TomlError(f"sizes.{k}", f"expected a positive integer below 2**63, got {shown(n)}")
     return dict(v)
 
 

@@ -147,6 +147,7 @@ BROKEN = [
     ("invalid toml", GOOD + "\nthis is = = not toml\n", "", "not valid TOML"),
     ("missing kernel", _broken('kernel = "k"\n', ""), "kernel", "missing"),
     ("missing args", GOOD.split("[[args]]")[0], "args", "missing"),
+    ("size past 64 bits", _broken("n = 1024", "n = 99999999999999999999"), "sizes.n", "below 2**63"),
     (
         "kernel a number",
         _broken('kernel = "k"', "kernel = 5"),
