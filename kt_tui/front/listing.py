@@ -58,6 +58,9 @@ def _text(v) -> str:
 def list_sessions(db: str, as_json: bool) -> int:
     from ..engine.summary import session_row  # here: open_store (the TUI's) loads no engine
 
+    if not os.path.lexists(db):  # listing makes nothing: a mistyped --db leaves no folder or file behind
+        print("[]" if as_json else f"no sessions yet in {db} (no such file)")
+        return 0
     store = open_db(db)
     rows = [session_row(s) for s in store.sessions()]
     if as_json:

@@ -1,6 +1,6 @@
 """A session database SQLite cannot open (its folder not writable, /proc here, where even root makes
 no file) is the machine's problem: one line naming the file and saying why, exit status 3 (README,
-"Commands"), for every command that opens it; nothing is made."""
+"Commands"), for every command that would write it; nothing is made. Listing makes nothing."""
 
 from __future__ import annotations
 
@@ -21,11 +21,10 @@ DB = "/proc/kt-tui-no-such.db"
 @pytest.mark.parametrize(
     "argv",
     [
-        ["sessions"],
         ["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--backend", "none"],
         ["resume"],
     ],
-    ids=["sessions", "run", "resume"],
+    ids=["run", "resume"],  # listing one that does not exist makes nothing (below)
 )
 def test_a_database_that_cannot_be_opened_exits_3_naming_it(capsys, argv):
     assert main([*argv, "--db", DB]) == 3
@@ -50,3 +49,12 @@ def test_a_database_path_that_is_no_file_is_bad_input_exit_2(capsys, tmp_path, k
         assert main([*argv, "--db", str(db)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and str(db) in err[0] and "not a file" in err[0]
+
+
+def test_listing_a_database_that_does_not_exist_makes_nothing(capsys, tmp_path):
+    db = tmp_path / "typo" / "sessions.db"
+    assert main(["sessions", "--db", str(db)]) == 0
+    assert "no sessions yet" in capsys.readouterr().out
+    assert main(["sessions", "--json", "--db", str(db)]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert not (tmp_path / "typo").exists()  # a mistyped --db leaves no folder or database behind
