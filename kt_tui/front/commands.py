@@ -220,7 +220,13 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
 
     if choice.note:
         print(for_terminal(choice.note), file=sys.stderr)
-    engine = make_engine(store, settings, sid, gpu, choice, make_policy(allow_flagged), progress_printer())
+    from ..engine.verdict import waits_for_gpu
+
+    # the summary's last line says how an unmeasured session goes on: its note is not said twice
+    said_last = None if as_json else waits_for_gpu(sid)
+    engine = make_engine(
+        store, settings, sid, gpu, choice, make_policy(allow_flagged), progress_printer(said_last=said_last)
+    )
     refused = None
     try:
         state = run_headless(engine, store.session(sid)["strategy"])
