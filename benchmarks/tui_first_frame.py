@@ -64,6 +64,9 @@ def patch(App):
 sys.meta_path.insert(0, AfterImport())
 os.environ["KT_TUI_BACKEND"] = "none"  # the engine thread, if it starts, runs nothing
 from kt_tui.cli import main
+from kt_tui.front import commands
+
+commands.check_terminal = lambda headless: None  # the headless app above stands in for the terminal
 
 main(sys.argv[1:])
 """

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import traceback
+from typing import NoReturn
 
 from . import __version__
 from .errors import UserError, explain
@@ -144,8 +145,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's, with a usage error said in one line (its usage block is what --help is for)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (`{self.prog} --help` lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="kt-tui",
         description="Tune CUDA kernels with kernel_tuner, an LLM and you, in the terminal.",
         epilog="Open a kernel: kt-tui KERNEL.cu   (same as: kt-tui open KERNEL.cu)",

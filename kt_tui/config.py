@@ -292,7 +292,9 @@ def load_settings(
         s = Settings(**given)
     except ValidationError as e:
         err = e.errors(include_url=False)[0]
-        raise _error(str(err["loc"][0]), problem_text(err), given, flag_names) from None
+        loc = [str(part) for part in err["loc"]]
+        shown = ".".join(loc[:2]) if loc[0] == "keys" else loc[0]  # the binding id of a [keys] entry
+        raise _error(loc[0], problem_text(err), given, flag_names, shown) from None
     finally:
         _reading.reset(token)
     s._config_path = config_file
@@ -301,14 +303,15 @@ def load_settings(
     return s
 
 
-def _error(name: str, problem: str, given: dict, flag_names: dict | None) -> ConfigError:
-    """The problem named where the value came from: the flag, the variable, or the file and key."""
+def _error(name: str, problem: str, given: dict, flag_names: dict | None, shown: str | None = None) -> ConfigError:
+    """The problem named where the value came from: the flag, the variable, or the file and key
+    (`shown`: the key as the file has it, `keys.start`, when not the setting's name)."""
     if name in given:
         return ConfigError((flag_names or {}).get(name) or "--" + name.replace("_", "-"), problem)
     env = env_name(Settings.model_fields[name]) if name in Settings.model_fields else None
     if env and environ_value(env):
         return ConfigError(env, problem)
-    return ConfigError(name, problem, _config_file_path())  # load_settings' file is still set here
+    return ConfigError(shown or name, problem, _config_file_path())  # load_settings' file is still set here
 
 
 def _check_sim_cache(value: str) -> None:

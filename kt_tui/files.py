@@ -5,6 +5,7 @@ unless asked."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -121,3 +122,9 @@ def write_new(path: str | Path, text: str) -> None:
         raise FileRefused(f"{path}: cannot create it ({e.strerror or e})") from None
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def file_stem(name: str) -> str:
+    """A kernel's name as the stem of the files written for it: `gemv<float, 128>` -> `gemv_float_128`
+    (nothing a shell must quote or a file system refuses); a plain C name stays as it is."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "kernel"

@@ -195,7 +195,8 @@ def _what_to_do() -> str:
     return (
         "On a machine with an NVIDIA GPU and the CUDA toolkit, install `kt-tui[cuda]` (pycuda), or "
         "cuda-python or cupy. Without a GPU, replay a cache recorded on one: --backend sim "
-        "--sim-cache PATH (a kernel_tuner cachefile, or a folder of them)."
+        "--sim-cache PATH (a kernel_tuner cachefile, or a folder of them), or prepare the session here "
+        "and measure it on a GPU later: --backend none."
     )
 
 

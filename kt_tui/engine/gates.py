@@ -9,6 +9,7 @@ subclass here with a `kind` and its fields, plus a renderer in ui/gate_view.py.
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
@@ -455,8 +456,14 @@ def parse_search(text: str) -> dict[str, Any]:
     if "search" in data and data["search"] not in SEARCHES:
         raise ValueError(f"search: unknown {data['search']!r} (known: {', '.join(SEARCHES)})")
     for k in ("max_configs", "time_limit_s"):
-        if k in data and (not isinstance(data[k], (int, float)) or data[k] < 0):
-            raise ValueError(f"{k}: expected a number >= 0 (0: no budget)")
+        v = data.get(k, 0)
+        number = isinstance(v, int) or (isinstance(v, float) and math.isfinite(v))
+        if isinstance(v, bool) or not number or v < 0:
+            raise ValueError(f"{k}: expected a number >= 0 (0: no budget), not {v!r}")
+    if not isinstance(data.get("max_configs", 0), int):
+        raise ValueError(f"max_configs: expected a whole number of configurations, not {data['max_configs']!r}")
+    if not isinstance(data.get("seeds", True), bool):
+        raise ValueError(f"seeds: expected true or false, not {data['seeds']!r}")
     return data
 
 

@@ -11,6 +11,7 @@ from ..engine.profiles import profile_of
 from ..engine.summary import best_result, refused_why
 from ..engine.verdict import UNMEASURED, waits_for_gpu
 from ..errors import UserError
+from ..files import file_stem
 from ..kernel.expr import ExprError, evaluate
 from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.text import kernel_text
@@ -64,6 +65,11 @@ class Bundle:
     @property
     def name(self) -> str:
         return self.spec.kernel
+
+    @property
+    def stem(self) -> str:
+        """The name the exported files go by (a template kernel's without its brackets)."""
+        return file_stem(self.spec.kernel)
 
     @property
     def speedup(self) -> float | None:

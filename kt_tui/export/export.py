@@ -79,7 +79,7 @@ def _staged(out: Path, planned: list[Path], force: bool, write: Callable[[Path],
 
 
 def _write_all(b: Bundle, store: Store, out: Path) -> list[Path]:
-    name = b.name
+    name = b.stem
     points = tables.Points(reference_of(b), [v["id"] for v in b.versions])
     with ThreadPoolExecutor(1) as pool:  # numpy makes the inputs and the disk takes them outside the GIL
         inputs = pool.submit(write_arrays, b.spec, b.data.reference(b.original["id"]), out / f"{name}.inputs.npz")
@@ -127,7 +127,7 @@ def _move_in(staging: Path, out: Path, written: list[Path], sid: str) -> list[Pa
 
 
 def planned_files(b: Bundle, out: Path) -> list[Path]:
-    name = b.name
+    name = b.stem
     return [
         out / f"{name}.best.cu",
         out / f"{name}.best.cu.toml",

@@ -37,8 +37,8 @@ def planned(b: Bundle, out: Path, tuned: list[dict] | None = None) -> list[Path]
     folder = out / "cache"
     return [
         out / CSV,
-        *(folder / f"{b.name}-{v['id']}.json" for v in (b.tuned() if tuned is None else tuned)),
-        folder / f"{b.name}-{b.best.version}.t4.json",
+        *(folder / f"{b.stem}-{v['id']}.json" for v in (b.tuned() if tuned is None else tuned)),
+        folder / f"{b.stem}-{b.best.version}.t4.json",
     ]
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..engine.markdown import md_fence, md_text
 from ..engine.verdict import waits_for_gpu
-from ..files import write_output
+from ..files import file_stem, write_output
 from ..kernel.spec import dump_spec
 from ..redact import for_terminal
 from ..store import SessionStore, Store
@@ -27,9 +27,10 @@ class Unmeasured:
         self.data = SessionStore(store, session["id"])
         versions = self.data.versions()
         self.name = spec_of(versions[0]).kernel
+        stem = file_stem(self.name)
         self.kernels: dict[str, dict] = {}
         for i, v in enumerate(versions):
-            self.kernels[self.name if i == 0 else f"{self.name}.{_slug(v.get('label') or '', v['id'])}"] = v
+            self.kernels[stem if i == 0 else f"{stem}.{_slug(v.get('label') or '', v['id'])}"] = v
 
     def names(self) -> list[str]:
         return [f"{stem}{ext}" for stem in self.kernels for ext in (".cu", ".cu.toml")] + ["report.md", "report.html"]

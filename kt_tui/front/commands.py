@@ -220,7 +220,13 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
 
     if choice.note:
         print(for_terminal(choice.note), file=sys.stderr)
-    engine = make_engine(store, settings, sid, gpu, choice, make_policy(allow_flagged), progress_printer())
+    from ..engine.verdict import waits_for_gpu
+
+    # the summary's last line says how an unmeasured session goes on: its note is not said twice
+    said_last = None if as_json else waits_for_gpu(sid)
+    engine = make_engine(
+        store, settings, sid, gpu, choice, make_policy(allow_flagged), progress_printer(said_last=said_last)
+    )
     refused = None
     try:
         state = run_headless(engine, store.session(sid)["strategy"])
@@ -356,6 +362,18 @@ def open_tui(settings: Settings, args: argparse.Namespace) -> int:
         target = {"kernel_file": kf, "spec_path": args.spec, "kernel_name": args.kernel}
         store = open_store(settings)
         store.check_writable()
+    check_terminal("resume" if "resume" in target else "run")
     app = tui_app(settings, store, **target)
     app.run()
     return app.return_code or 0
+
+
+def check_terminal(headless: str) -> None:
+    """The app draws on a terminal and reads its keys: with stdin or stdout a pipe or a file it would
+    write escape sequences into it and wait for keys that never come. `headless`: the command that
+    runs without one."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        instead = "kt-tui resume [ID] --auto" if headless == "resume" else "kt-tui run KERNEL.cu --auto"
+        raise UserError(
+            f"the terminal UI needs a terminal (stdin and stdout are not one here): `{instead}` runs without one"
+        )

@@ -35,7 +35,8 @@ def make_policy(allow_flagged: bool = False):
 auto_policy = make_policy()
 
 
-def progress_printer(stream=None):
+def progress_printer(stream=None, said_last: str | None = None):
+    """Prints the run's progress on stderr; `said_last`: a note left out (the summary ends with it)."""
     counts = {"n": 0, "header": False}
 
     def on_event(e: Event) -> None:
@@ -61,7 +62,7 @@ def progress_printer(stream=None):
             case events.Profiled(state="done" | "recorded"):
                 said = f"profile of {e.version} {e.key} ({e.state}" + (f", {e.seconds:.1f} s" if e.seconds else "")
                 print(for_terminal(f"{said}): {e.line}"), file=out, flush=True)
-            case events.Note(text=text) if text:
+            case events.Note(text=text) if text and text != said_last:
                 print(for_terminal(text), file=out, flush=True)
             case events.RunEnded(error=error) if error:
                 print(for_terminal(f"run {e.run} {e.state}: {error}"), file=out, flush=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from ..store import Store
+from ..store.problems import db_problem
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -26,10 +27,19 @@ class StoreError(UserError):
 
 
 def open_db(path: str) -> Store:
+    """The store at `path`; a machine's problem (a folder it cannot be made in, a full disk) is an
+    EnvironmentProblem (exit 3), any other failure a StoreError (exit 2)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # made below, or SQLite says why it cannot be
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a pipe, device or socket"
+        raise StoreError(f"the session database {path} is {kind}, not a file: pass a file with --db")
     try:
         return Store(path)
     except (sqlite3.Error, OSError) as e:
-        raise StoreError(f"cannot open the session database {path}: {e}") from None
+        raise db_problem(e, path) or StoreError(f"cannot open the session database {path}: {e}") from None
 
 
 def open_store(settings: Settings) -> Store:
@@ -48,6 +58,9 @@ def _text(v) -> str:
 def list_sessions(db: str, as_json: bool) -> int:
     from ..engine.summary import session_row  # here: open_store (the TUI's) loads no engine
 
+    if not os.path.lexists(db):  # listing makes nothing: a mistyped --db leaves no folder or file behind
+        print("[]" if as_json else f"no sessions yet in {db} (no such file)")
+        return 0
     store = open_db(db)
     rows = [session_row(s) for s in store.sessions()]
     if as_json:

@@ -30,9 +30,10 @@ __all__ = ["KernelFile", "load_kernel_spec", "read_kernel_file", "replay_damaged
 
 
 def sim_sources(settings: Settings, kernel_path: Path) -> list[str]:
-    return [
-        s for s in (settings.sim_cache, str(kernel_path.parent / "recorded"), str(settings.data_dir / "caches")) if s
-    ]
+    """Where a replay looks for a recording: --sim-cache, the `recorded/` folder beside the kernel (by
+    its whole path: a message names it, a resume from another folder finds it), the data dir's caches."""
+    beside = str(Path(kernel_path).absolute().parent / "recorded")
+    return [s for s in (settings.sim_cache, beside, str(settings.data_dir / "caches")) if s]
 
 
 def pick_backend(

@@ -157,7 +157,8 @@ def str_list(v: Any) -> list[str] | None:
 
 
 def kernel_name(v: Any) -> str:
-    need(isinstance(v, str) and bool(v), "missing: the kernel's name")
+    need(v is not None and v != "", "missing: the kernel's name")
+    need(isinstance(v, str), f"expected a string (the kernel's name), got {shown(v)}")
     need(
         len(v) <= 200 and bool(_KERNEL_NAME.fullmatch(v)),
         f'{v[:60]!r} is not a kernel name: a C++ name, or one with template arguments such as "vector_add<float, 4>"',
@@ -170,6 +171,8 @@ def sizes(v: Any) -> dict[str, int]:
     for k, n in v.items():
         if not is_count(n):
             raise TomlError(f"sizes.{k}", f"expected a positive integer, got {n!r}")
+        if n >= 2**63:  # no size expression can use it: its values would not fit kernel_tuner's int64
+            raise TomlError(f"sizes.{k}", f"expected a positive integer below 2**63, got {shown(n)}")
     return dict(v)
 
 
@@ -341,8 +344,8 @@ def _finite_at_least_0(v: Any) -> bool:
 
 
 _ARG_KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "name": (lambda v: isinstance(v, str) and bool(v), "missing"),
-    "type": (lambda v: isinstance(v, str), 'missing, e.g. "float32"'),
+    "name": (lambda v: isinstance(v, str) and bool(v), "expected a non-empty string, got {v}"),
+    "type": (lambda v: isinstance(v, str), 'expected a type name such as "float32", got {v}'),
     "atol": (_finite_at_least_0, "expected a finite number >= 0"),
     "rtol": (_finite_at_least_0, "expected a finite number >= 0"),
     "seed": (lambda v: isinstance(v, int), "expected an integer"),
@@ -358,7 +361,8 @@ def arg_key(name: str, v: Any) -> Any:
     """An [[args]] key's value as read; ValueError saying what it should be. Keys checked with the
     others (type, init, file, function) are checked by arg_dtype and arg_init."""
     ok, problem = _ARG_KEYS.get(name, (lambda v: True, ""))
-    need(ok(v), problem)
+    if not ok(v):
+        raise ValueError(problem.format(v=shown(v)))
     return lanes_value(v) if name == "value" else v
 
 

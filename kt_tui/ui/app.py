@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import App
+from textual.binding import Binding
 from textual.screen import Screen
 
 from ..config import Settings
@@ -46,6 +47,31 @@ def binding_ids() -> set[str]:
         cls = todo.pop()
         todo.extend(cls.__subclasses__())
         found |= {b.id for b in getattr(cls, "BINDINGS", []) if getattr(b, "id", None)}
+    return found
+
+
+def key_clashes(keymap: dict[str, str]) -> list[str]:
+    """Where the [keys] remaps put two actions of one screen on one key (only one of them would work):
+    a line each, naming the key, the actions and the screen."""
+    binding_ids()  # every screen loaded
+    found: list[str] = []
+    todo: list[type] = [Screen, KtApp]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        on: dict[str, list[str]] = {}
+        for b in cls.__dict__.get("BINDINGS", []):
+            if not isinstance(b, Binding):
+                continue
+            keys = keymap.get(b.id, b.key) if b.id else b.key
+            for key in {k.strip() for k in keys.split(",") if k.strip()}:
+                on.setdefault(key, []).append(b.id or b.action)
+        for key, names in sorted(on.items()):
+            if len(set(names)) > 1 and set(names) & set(keymap):
+                found.append(
+                    f"config.toml [keys]: {' and '.join(sorted(set(names)))} are both on {key!r} "
+                    f"({cls.__name__}): only one of them works"
+                )
     return found
 
 
@@ -122,6 +148,8 @@ class KtApp(App):
                     severity="warning",
                     timeout=15,
                 )
+            for clash in key_clashes(self.settings.keys):
+                self.notify(clash, severity="warning", timeout=15)
             self.set_keymap(self.settings.keys)
         if self.browse:
             from .sessions_screen import SessionsScreen

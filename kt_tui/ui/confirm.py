@@ -5,9 +5,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 # j/k and g/G move in every list and table, as in lazygit, k9s and htop (the arrows, page and home/end
 # keys too, as Textual has them): no movement key is ever a decision
@@ -17,6 +17,30 @@ MOVE_KEYS: list[BindingType] = [
     Binding("g", "scroll_top", "First row", show=False),
     Binding("G", "scroll_bottom", "Last row", show=False),
 ]
+# the same keys in a view that scrolls (a page of text, a log), beside Textual's arrows and home/end
+SCROLL_KEYS: list[BindingType] = [
+    Binding("j", "scroll_down", "Scroll down", show=False),
+    Binding("k", "scroll_up", "Scroll up", show=False),
+    Binding("g", "scroll_home", "Top", show=False),
+    Binding("G", "scroll_end", "Bottom", show=False),
+]
+
+
+class Scroll(VerticalScroll):
+    """A VerticalScroll that j/k and g/G move too."""
+
+    BINDINGS = SCROLL_KEYS
+
+
+class Choices(OptionList):
+    """An OptionList (a picker's) that j/k and g/G move in too."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        Binding("g", "first", "First", show=False),
+        Binding("G", "last", "Last", show=False),
+    ]
 
 
 class AskScreen(ModalScreen[bool]):

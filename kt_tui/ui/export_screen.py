@@ -13,12 +13,14 @@ from textual.widgets import Footer, Input, Static
 
 from ..errors import UserError
 from ..export import export_session
+from ..files import file_stem
 from ..store import SessionStore, Store
+from .confirm import Scroll
 
 
 def default_folder(store: Store, sid: str) -> str:
     s = SessionStore(store, sid).session()
-    return str(Path.cwd() / f"{s['kernel_name'] or 'kernel'}-{sid}-export")
+    return str(Path.cwd() / f"{file_stem(s['kernel_name'] or 'kernel')}-{sid}-export")
 
 
 class ExportScreen(ModalScreen[None]):
@@ -41,7 +43,7 @@ class ExportScreen(ModalScreen[None]):
                 )
             )
             yield Input(default_folder(self.store, self.sid), id="export-dir")
-            with VerticalScroll():
+            with Scroll():
                 yield Static("", id="export-result")
         yield Footer()
 

@@ -12,11 +12,11 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 from textual.screen import ModalScreen
-from textual.widgets import DataTable
+from textual.widgets import DataTable, RichLog
 
 from ..engine import gates as g
 from ..engine.gates import Gate
-from .confirm import MOVE_KEYS
+from .confirm import MOVE_KEYS, SCROLL_KEYS
 from .keys import CHOICE_IDS, choice_key
 
 DEFAULT_KEYS = {"start": "s", "edit": "e", "skip": "n", "stop": "x", "retry": "t", "approve_all": "A"}
@@ -460,6 +460,12 @@ def render_verification(data: dict):
     if data.get("verdicts"):
         parts.append(verdict_table(data["verdicts"], f"outputs at {data.get('where') or 'the spec size'}"))
     return Group(*parts)
+
+
+class LlmLog(RichLog):
+    """The LLM tab: every call's messages and reply, streamed."""
+
+    BINDINGS = SCROLL_KEYS
 
 
 class PlanView(DataTable):

@@ -6,9 +6,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
+
+from .confirm import Scroll
 
 CHOICE_IDS = {"approve": "start", "edit": "edit", "skip": "skip", "stop": "stop", "retry": "retry"}
 TABS = (
@@ -70,7 +71,7 @@ def key_for(keymap: dict, binding: Binding) -> str:
     """The key that triggers binding: its [keys] remap if any, else its default (first of a list)."""
     keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
     key = keys.split(",")[0].strip()
-    return {"question_mark": "?", "escape": "esc"}.get(key, key)
+    return {"question_mark": "?", "escape": "esc", "slash": "/"}.get(key, key)
 
 
 def keys_by_id(bindings, keymap: dict) -> dict[str, str]:
@@ -131,7 +132,7 @@ class HelpScreen(ModalScreen[None]):
         self.text = text
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="editor"):
+        with Scroll(classes="editor"):
             yield Static(self.text, id="help-text")
         yield Footer()
 

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..engine.limits import facts_text, limits, pct_cell, stored_facts, work_of
@@ -18,6 +17,7 @@ from ..errors import UserError
 from ..kernel.spec import spec_from_plain
 from ..records import Result
 from ..store import SessionStore
+from .confirm import Scroll
 
 
 def profile_text(data: SessionStore, simulated: bool, measured: bool) -> Text:
@@ -55,7 +55,7 @@ def _no_profile(simulated: bool, measured: bool) -> str:
     return "No profiles yet: the baseline and each new best are profiled with Nsight Compute after a run."
 
 
-class ProfileView(VerticalScroll):
+class ProfileView(Scroll):
     def compose(self):
         yield Static("", id="profile-text")
 

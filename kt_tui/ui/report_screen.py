@@ -5,12 +5,13 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ..engine.gates import KernelGate
 from ..engine.kernel_step import candidate
+from .confirm import Scroll
 
 
 class ReportScreen(ModalScreen[None]):
@@ -27,7 +28,7 @@ class ReportScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="editor"):
             yield Static(Text(self.title_text, style=f"bold {self.style}"), id="report-title")
-            with VerticalScroll():
+            with Scroll():
                 yield Static(Text(self.body), id="report-text")
         yield Footer()
 

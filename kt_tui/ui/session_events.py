@@ -161,6 +161,16 @@ def _llm_done(screen, e: ev.LlmDone) -> None:
     )
 
 
+def llm_failed(screen, why: str) -> None:
+    """The call the tab shows going failed (its gate opens): what came of it, under what it streamed,
+    as a resumed session's tab shows a stored failed call."""
+    log = screen.llm_log
+    if screen.llm_line:
+        log.write(screen.llm_line)
+        screen.llm_line = ""
+    log.write(Text(f"failed: {why}", style="red"))
+
+
 def _decided(screen, e: ev.Decided) -> None:
     """An edit of yours shows in the Kernel tab as a diff against what was proposed."""
     d = e.decision

@@ -5,23 +5,21 @@ or as the width has it) and the Profile tab with the table's %peak column."""
 from __future__ import annotations
 
 from rich.console import RenderableType
-from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
 from . import prefs
+from .confirm import Scroll
 from .widgets import GatePanel, ResultsTable, SourceView
 
-# Imported where used: Textual's RichLog, the plan's and the profile's views, which the first frame
-# does without.
+# Imported where used: the LLM log (Textual's RichLog), the plan's and the profile's views, which the
+# first frame does without.
 
 
 async def fill_tabs(screen) -> None:
     """The hidden tabs' contents: the plan (shown as read from the store), the generated kernel
     and the LLM log."""
-    from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
-
-    from .gate_view import PlanView
+    from .gate_view import LlmLog, PlanView  # here: RichLog loads rich.pretty, which the first frame does without
     from .profile_tab import ProfileView
 
     panes = [screen.query_one(f"#tab-{name}", TabPane) for name in ("plan", "kernel", "llm", "profile")]
@@ -29,14 +27,14 @@ async def fill_tabs(screen) -> None:
         return  # the app is leaving already (quit at its first frame): nothing to fill
     await panes[0].mount(PlanView(id="plan"))
     await panes[1].mount(
-        VerticalScroll(
+        Scroll(
             Static(
                 "A generated kernel shows here while its gate is open (the Plan tab lists each step's version).",
                 id="kernel-view",
             )
         )
     )
-    await panes[2].mount(RichLog(id="llm-log", wrap=True, markup=False))
+    await panes[2].mount(LlmLog(id="llm-log", wrap=True, markup=False))
     await panes[3].mount(ProfileView(id="profile"))
     show_profile(screen)
     if screen.steps:

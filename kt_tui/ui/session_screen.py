@@ -25,13 +25,14 @@ from ..records import Result, config_key
 from ..store import SessionStore, Store
 from . import deciding, prefs, session_actions, session_engine, session_events, session_panes, session_stored, signals
 from .bridge import Bridge, Flush, GateOpened
+from .confirm import Scroll
 from .deciding import Held
 from .keys import TABS, keys_by_id
 from .plot import TuningPlot
 from .services import Services
 from .session_engine import EngineEnded, Problem, Ready
 from .session_stored import StoredCalls
-from .status import FilterInput, StatusBar, panel_text, progress_text, status_text
+from .status import FilterInput, StatusBar, how_to_go_on, panel_text, progress_text, status_text
 from .stored import StoredPoints, StoredRows
 from .widgets import Banner, FitFooter, GatePanel, ProgressLine, ResultsTable, RowDetail, SourceView, SpecSummary
 
@@ -152,7 +153,7 @@ class SessionScreen(Screen[None]):
         with Horizontal():
             with Vertical(id="left"):
                 yield Static(id="source-label")
-                with VerticalScroll(id="source-scroll"):
+                with Scroll(id="source-scroll"):
                     yield SourceView(id="source")
                 yield SpecSummary(id="spec")
             with Vertical(id="right"):
@@ -314,6 +315,8 @@ class SessionScreen(Screen[None]):
             self.autopilot = False  # the policy stops here: the gate is yours
         from .gate_view import view_for
 
+        if gate.kind == "llm_failed" and self.activity == ("asking", getattr(gate, "call", None)):
+            session_events.llm_failed(self, gate.title)  # a call of this sitting (a stored one shows as stored)
         view = view_for(gate)
         self.gate = gate
         self.table.mark_candidate(*(view.candidate(gate) if view.candidate else (None,)))
@@ -500,6 +503,10 @@ class SessionScreen(Screen[None]):
             from rich.text import Text
 
             self.app.exit(return_code=2, message=Text(f"kt-tui: {self.problem}"))
+        elif self.sid:  # the shell gets how to come back to it, as after a Ctrl-C
+            from rich.text import Text
+
+            self.app.exit(message=Text(f"kt-tui: {how_to_go_on(self.sid, self.state)}"))
         else:
             self.app.exit()
 

@@ -20,6 +20,7 @@ from ..errors import UserError
 from ..kernel.draft import draft_spec
 from ..kernel.source import Kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, parse_spec
+from .confirm import Choices
 from .cuda_syntax import CudaArea
 from .editors import set_language
 from .spec_draft import SpecDraftGate
@@ -46,7 +47,7 @@ class KernelPickScreen(Screen[str]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(f"{self.path} has {len(self.kernels)} kernels. Which one do you want to tune?", id="pick-title")
-        yield OptionList(
+        yield Choices(
             *[
                 Option(f"{k.name}({', '.join(p.name for p in k.params)})  line {k.line}", id=k.name)
                 for k in self.kernels

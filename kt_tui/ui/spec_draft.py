@@ -7,9 +7,11 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
+
+from .confirm import Scroll
 
 
 class SpecDraftGate(ModalScreen[str]):
@@ -33,7 +35,7 @@ class SpecDraftGate(ModalScreen[str]):
                 ),
                 id="draft-title",
             )
-            with VerticalScroll():
+            with Scroll():
                 yield Static(
                     Syntax(self.changes, "diff", word_wrap=True)
                     if self.changes

@@ -163,6 +163,16 @@ def _finished_text(screen, state: str, error: str | None) -> Text:
     return text
 
 
+def how_to_go_on(sid: str, state: str) -> str:
+    """The line the shell gets when the app is left with `q`: where the session stands and the
+    command that goes on from there."""
+    if state == "finished":
+        return f"session {sid} finished; `kt-tui export {sid} --out DIR` writes its results"
+    if state == UNMEASURED:
+        return waits_for_gpu(sid)
+    return f"session {sid} is kept ({state or 'open'}); `kt-tui resume {sid}` goes on from there"
+
+
 FILTER_HINT = "filter: rows holding every word (enter keeps it, escape clears)"
 
 

@@ -11,6 +11,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..engine.registry import UnknownStrategy, describe, registered
+from .confirm import Choices
 
 
 def strategies() -> list[tuple[str, str, bool]]:
@@ -56,7 +57,7 @@ class StrategyPicker(ModalScreen[str | None]):
                     "from the current best kernel; `kt-tui resume` runs it from then on.",
                 )
             )
-            yield OptionList(*options, id="strategies")
+            yield Choices(*options, id="strategies")
         yield Footer()
 
     def on_mount(self) -> None:

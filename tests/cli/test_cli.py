@@ -56,6 +56,7 @@ def test_no_gpu_and_no_cache_tells_what_to_do(capsys, tmp_path):
     assert code == 2
     assert out["session"] is None
     assert "No working CUDA backend" in out["error"] and "--sim-cache" in out["error"]
+    assert "--backend none" in out["error"]  # the other way on: prepare it here, measure it on a GPU later
 
 
 def test_sim_cache_folder_is_searched_by_kernel_version(capsys, tmp_path):

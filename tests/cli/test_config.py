@@ -54,7 +54,7 @@ def test_the_api_key_is_read_from_the_environment_only_and_never_stored(hermetic
     "text, says",
     [
         ("gpus = true\n", "gpus: "),
-        ("keys = {start = 3}\n", "keys: "),
+        ("keys = {start = 3}\n", "keys.start: must be a string, not 3"),
         ("mystery = 1\n", "mystery: unknown setting (known: allow_mixed"),
         ("rounds = \n", "not valid TOML"),
         ("llm_timeout_s = 0\n", "llm_timeout_s: must be more than 0"),

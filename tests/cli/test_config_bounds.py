@@ -60,6 +60,12 @@ def test_every_setting_text_is_bounded_in_size(capsys, hermetic, monkeypatch):
         load_settings({})
 
 
+def test_a_keys_entry_of_the_wrong_type_is_named_by_its_binding_id(hermetic):
+    config = write_config(hermetic, '[keys]\nquit = "Q"\nstart = 5\n')
+    with pytest.raises(ConfigError, match=f"^{config}: keys.start: must be a string, not 5$"):
+        load_settings({})
+
+
 def _refused(hermetic, make) -> str:
     """`kt-tui run` with config.toml made by `make(path)`: in a child with a deadline (a FIFO must
     not be waited on for ever)."""

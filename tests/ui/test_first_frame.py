@@ -240,6 +240,9 @@ App._display = display
 App.run = lambda self, **k: real_run(self, headless=True, size=(150, 45))
 os.environ["KT_TUI_BACKEND"] = "none"  # the engine thread, started after the first frame, measures nothing
 from kt_tui.cli import main
+from kt_tui.front import commands
+
+commands.check_terminal = lambda headless: None  # the headless app above stands in for the terminal
 
 main(sys.argv[1:])
 print("loaded:", *seen[0], flush=True)
