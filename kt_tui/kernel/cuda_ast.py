@@ -246,7 +246,7 @@ def _define(n: Node, unit: Unit) -> None:
         number = constant(init.child_by_field_name("value"), unit.defines) if init is not None else None
     else:
         number = None
-    if number is not None and number > 1:
+    if number is not None and number >= 0:
         unit.defines[name] = number
 
 
@@ -299,7 +299,7 @@ def constants(n: Node, values: dict[str, int]) -> dict[str, int]:
     for d in n.children_by_field_name("declarator"):
         name = d.child_by_field_name("declarator") if d.type == "init_declarator" else None
         value = constant(d.child_by_field_name("value"), {**values, **out}) if name is not None else None
-        if name is not None and name.type == "identifier" and value is not None and value > 1:
+        if name is not None and name.type == "identifier" and value is not None and value >= 0:
             out[text(name)] = value
     return out
 
