@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import cuda_ast
 from .cuda_ast import Node, text
+from .draft_pointers import declared_local
 from .draft_roles import unwrapped
 from .spec import Arg
 
@@ -68,10 +69,8 @@ def masses(fn: cuda_ast.Function, floats: set[str], ints: set[str]) -> set[str]:
         up = q.parent
         while up is not None and up.type in ("parenthesized_expression", "cast_expression"):
             up = up.parent
-        if up is not None and up.type == "init_declarator":
-            d = up.child_by_field_name("declarator")
-            if d is not None and d.type == "identifier":
-                shares[text(d)] = found
+        if (d := declared_local(q)) is not None:
+            shares[text(d)] = found
         elif up is not None and up.type == "argument_list":
             shares[text(q)] = found
     for n in cuda_ast.walk(fn.body):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import cuda_ast
 from .bounds import strip_parens
-from .cuda_ast import text
+from .cuda_ast import Node, text
 
 
 def divisor_arrays(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
@@ -48,3 +48,12 @@ def pointer_aliases(fn: cuda_ast.Function, arrays: set[str]) -> dict[str, str]:
         if v is not None and v.type == "identifier" and text(v) in arrays:
             out[text(name)] = text(v)
     return out
+
+
+def declared_local(n: Node) -> Node | None:
+    """The local `n` is the whole value of (`const float t = (float)targets[i];`): its declarator, else None."""
+    up = n.parent
+    while up is not None and up.type in ("parenthesized_expression", "cast_expression"):
+        up = up.parent
+    d = up.child_by_field_name("declarator") if up is not None and up.type == "init_declarator" else None
+    return d if d is not None and d.type == "identifier" else None

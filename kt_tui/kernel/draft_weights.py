@@ -13,6 +13,7 @@ from . import cuda_ast
 from .cuda_ast import Node, text
 from .draft_decay import draw_uniform, free_floats
 from .draft_guards import _op, thresholds
+from .draft_pointers import declared_local
 from .draft_roles import _locals, _through, strip_parens
 from .draft_types import is_int, whole_range
 from .spec import Arg
@@ -38,19 +39,14 @@ def _values(fn: cuda_ast.Function, name: str) -> list[Node]:
     for n in cuda_ast.walk(fn.body):
         if n.type != "subscript_expression" or text(n.child_by_field_name("argument")) != name:
             continue
-        decl = n.parent
-        while decl is not None and decl.type in ("parenthesized_expression", "cast_expression"):
-            decl = decl.parent
-        if decl is not None and decl.type == "init_declarator":
-            local = decl.child_by_field_name("declarator")
-            if local is not None and local.type == "identifier":
-                out += [
-                    u
-                    for u in cuda_ast.walk(fn.body)
-                    if u.type == "identifier" and text(u) == text(local) and u.start_byte != local.start_byte
-                ]
-                continue
-        out.append(n)
+        if (local := declared_local(n)) is not None:
+            out += [
+                u
+                for u in cuda_ast.walk(fn.body)
+                if u.type == "identifier" and text(u) == text(local) and u.start_byte != local.start_byte
+            ]
+        else:
+            out.append(n)
     return out
 
 
