@@ -205,7 +205,12 @@ def drafter_rows() -> list[tuple[str, str, float]]:
         except ExprError:
             pass  # the answer
 
+    from kt_tui.gpu.env import is_secret
+
     rows = [(text[:40], "expression", seconds(value, text)) for text in EXPRESSION_BOMBS]
+    rows.append(
+        ("a 1 MB one-word setting", "is_secret", seconds(lambda t: is_secret("KT_TUI_MODEL", t), "m" * 1_000_000))
+    )
     rows += [
         (what, "draft", seconds(lambda t: draft(find_kernels(t)[0], t), src)) for what, src in stepped_kernels().items()
     ]

@@ -154,16 +154,11 @@ def test_an_import_script_cannot_read_the_environment_of_any_process_above_it(tm
     assert "sk-above-KEY" not in seen and "PermissionError" in seen  # kt-tui's own environ was refused
 
 
-def test_a_long_value_is_judged_in_time_linear_in_its_length():
+def test_a_long_value_is_judged():
     """A value of one long word (a model name, a path) is read once: the URL pattern's scheme was tried
-    from every letter of it, so a 40,000-character value took 8 s and a 1 MB one hours. The bound is
-    generous (a loaded 2-core machine)."""
-    import time
-
+    from every letter of it, so a 40,000-character value took 8 s and a 1 MB one hours (the suite's
+    per-test limit stops that; benchmarks/hostile_inputs.py times it)."""
     from kt_tui.gpu.env import is_secret
 
-    start = time.perf_counter()
     assert not is_secret("KT_TUI_MODEL", "m" * 1_000_000)
     assert is_secret("KT_TUI_MODEL", "m" * 100_000 + " https://key@host")
-    took = time.perf_counter() - start  # a linearity bound, not a speed target: quadratic is hours
-    assert took < 10

@@ -5,7 +5,6 @@ answers: a profile, several targets in one ncu process, one of them failing, a c
 counters not permitted, a hang, no ncu at all."""
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -250,13 +249,10 @@ def test_counters_not_permitted_a_hang_and_no_ncu_are_each_a_state_and_a_line(mo
     denied = prof.profile("", spec, {"block_size_x": 256}, "cupy")
     assert denied.state == "denied" and "ERR_NVGPUCTRPERM" in denied.reason and not denied.summary
     monkeypatch.setenv("FAKE_NCU_MODE", "hang")
-    started = time.monotonic()
-    hung = prof.profile("", spec, {"block_size_x": 256}, "cupy", timeout_s=1)
-    assert hung.state == "timeout" and time.monotonic() - started < 10
-    started = time.monotonic()
+    hung = prof.profile("", spec, {"block_size_x": 256}, "cupy", timeout_s=1)  # the fake hangs for good
+    assert hung.state == "timeout"
     both = prof.profile_all(_targets(256, 512), "cupy", timeout_s=1)  # the time limit per target
     assert [r.state for r in both] == ["timeout"] * 2 and "within 2 s (2 targets)" in both[0].reason
-    assert 2 <= time.monotonic() - started < 12
     monkeypatch.setenv("KT_TUI_NCU", str(ROOT / "no-such-ncu"))
     assert prof.profile("", spec, {}, "cupy").state == "absent"
     monkeypatch.setenv("KT_TUI_NCU", "0")
