@@ -134,6 +134,8 @@ async def test_results_streaming_in_refresh_no_key_bindings(monkeypatch):
         from kt_tui.engine.events import event_from as Event
         from kt_tui.ui.bridge import Flush
 
+        await pilot.pause()
+        screen.on_flush(Flush())  # what the run left queued (late on a loaded machine) is shown first
         table = screen.query_one(ResultsTable)
         r = replace(next(iter(table.rows_data.values())), key="extra", time_ms=99.0)
         for kind in ("begin", "result"):
