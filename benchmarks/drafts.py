@@ -31,7 +31,7 @@ specs (which must pass). The GPU summary counts the drafts that the truth says i
 the check did not flag, and the wrong drafts whose check catches a smaller share of wrong variants than
 the hand spec's (a wrong guess that weakened the check) apart from those that catch as many.
 
-usage: python benchmarks/drafts.py [--kt PATH] [--gpu [--hand] [--budget S]] [--json OUT] [--timeout S]
+usage: python benchmarks/drafts.py [--kt PATH] [--gpu [--hand] [--budget S] [--check-kt PATH]] [--json OUT] [--timeout S]
                                   [--record-seen] [NAME ...]
 """
 
@@ -150,7 +150,7 @@ def draft_row(name: str, kt: Path, judge, scratch: Path, args) -> dict:
         row["problems"].append(f"GPU check not run: past --budget {args.budget:g} s")
         return row
     if args.gpu:
-        row.update(gpu_check(kt, folder, cu.name, args.timeout, "draft"))
+        row.update(gpu_check(args.check_kt or kt, folder, cu.name, args.timeout, "draft"))
     if args.gpu and args.hand:
         hand = folder / "hand"
         hand.mkdir()
@@ -158,7 +158,7 @@ def draft_row(name: str, kt: Path, judge, scratch: Path, args) -> dict:
         for extra in (CORPUS / "specs").glob("*.py"):
             shutil.copy(extra, hand / extra.name)
         shutil.copy(CORPUS / "specs" / f"{cu.name}.toml", hand / f"{cu.name}.toml")
-        row.update(gpu_check(kt, hand, cu.name, args.timeout, "hand"))
+        row.update(gpu_check(args.check_kt or kt, hand, cu.name, args.timeout, "hand"))
     return row
 
 
@@ -331,6 +331,11 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("names", nargs="*", help="corpus kernels (default: all)")
     p.add_argument("--kt", type=Path, default=ROOT, help="the kt-tui checkout to run (default: this one)")
+    p.add_argument(
+        "--check-kt",
+        type=Path,
+        help="with --gpu: the kt-tui checkout that runs `spec --check` (default: --kt), e.g. today's on first drafts",
+    )
     p.add_argument("--gpu", action="store_true", help="also run `kt-tui spec --check` on each draft (needs a GPU)")
     p.add_argument("--hand", action="store_true", help="with --gpu: also check the hand specs")
     p.add_argument("--json", type=Path, help="write the rows here")
@@ -349,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     args.stop_at = time.monotonic() + args.budget
     kt = args.kt.resolve()
+    args.check_kt = args.check_kt.resolve() if args.check_kt else None
     if not (kt / "kt_tui").is_dir():
         print(f"drafts.py: {kt}: not a kt-tui checkout (no kt_tui/)", file=sys.stderr)
         return 2
@@ -381,7 +387,11 @@ def main(argv: list[str] | None = None) -> int:
                 )
     commit = _git(kt, "rev-parse", "--short", "HEAD")
     dirty = " with uncommitted drafter changes" if _git(kt, "status", "--porcelain", "--", *DRAFTER) else ""
-    print(f"kt-tui spec drafts on tests/corpus ({kt}, commit {commit or '?'}{dirty}), {time.perf_counter() - t0:.0f} s")
+    checked = f", checked by {args.check_kt}" if args.gpu and args.check_kt else ""
+    print(
+        f"kt-tui spec drafts on tests/corpus ({kt}, commit {commit or '?'}{dirty}{checked}), "
+        f"{time.perf_counter() - t0:.0f} s"
+    )
     print(table(rows, args.gpu, args.hand))
     for line in summary(rows, args.gpu, kt):
         print(line)
