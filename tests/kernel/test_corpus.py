@@ -43,6 +43,7 @@ gen22 = _load("corpus_gen22", CORPUS / "specs" / "gen22.py")
 gen25 = _load("corpus_gen25", CORPUS / "specs" / "gen25.py")
 gen26 = _load("corpus_gen26", CORPUS / "specs" / "gen26.py")
 gen27 = _load("corpus_gen27", CORPUS / "specs" / "gen27.py")
+gen29 = _load("corpus_gen29", CORPUS / "specs" / "gen29.py")
 FUNCTIONS = {  # the hand specs' own inputs, trusted here
     "gen:csr_row_ptr": gen.csr_row_ptr,
     "gen3:csr_row_ptr_varied": gen3.csr_row_ptr_varied,
@@ -62,6 +63,10 @@ FUNCTIONS = {  # the hand specs' own inputs, trusted here
     "gen26:kalman_cov": gen26.kalman_cov,
     "gen26:leaf_starts": gen26.leaf_starts,
     "gen27:band_lower": gen27.band_lower,
+    "gen29:csr_row_ptr": gen29.csr_row_ptr,
+    "gen29:csr_cols": gen29.csr_cols,
+    "gen29:edge_src": gen29.edge_src,
+    "gen29:edge_dst": gen29.edge_dst,
 }
 
 
@@ -88,6 +93,7 @@ def test_every_kernel_has_a_spec_a_truth_and_a_source_line():
     # held out, per batch
     sizes = [8, 6, 12, 12, 12, 10, 12, 12, 12, 12, 10, 12, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10]
     assert [batches[b] for b in range(1, 28)] == sizes
+    assert batches[29] == 10
 
 
 @pytest.mark.parametrize("name", NAMES)
