@@ -51,6 +51,7 @@ from kernel_tuner.strategies.common import CostFunc
 from kernel_tuner.util import StopCriterionReached
 from scipy.special import ndtri
 
+from ..words import plural
 from .model import GP, Trees, categorical, encode, expected_improvement
 from .space_shape import (
     Adjacency,
@@ -492,7 +493,9 @@ def tune(searchspace, runner, tuning_options):
     opts = dict(tuning_options.strategy_options or {})
     unknown = set(opts) - set(OPTIONS)
     if unknown:
-        raise ValueError(f"unknown strategy option(s) {', '.join(sorted(unknown))} (known: {', '.join(OPTIONS)})")
+        raise ValueError(
+            f"unknown strategy {plural(len(unknown), 'option')} {', '.join(sorted(unknown))} (known: {', '.join(OPTIONS)})"
+        )
     names = list(searchspace.tune_params)
     values = [list(v) for v in searchspace.tune_params.values()]
     seed = opts.get("seed")

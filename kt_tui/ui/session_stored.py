@@ -12,6 +12,7 @@ from textual.message import Message
 
 from ..engine.strength import vacuous_why
 from ..records import Result, config_key, trusted
+from ..words import plural
 from .plot import TuningPlot
 from .results import short_label
 from .session_panes import show_source
@@ -54,7 +55,10 @@ def call_lines(c: dict) -> list[Text | str]:
     if isinstance(asked, str) and asked:
         more = len(asked) - PROMPT_SHOWN
         out.append(
-            Text("asked: " + asked[:PROMPT_SHOWN] + (f"… ({more} more characters)" if more > 0 else ""), style="dim")
+            Text(
+                "asked: " + asked[:PROMPT_SHOWN] + (f"… ({more} more {plural(more, 'character')})" if more > 0 else ""),
+                style="dim",
+            )
         )
     if c.get("reply"):
         out.append(str(c["reply"]))

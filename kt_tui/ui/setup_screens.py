@@ -20,6 +20,7 @@ from ..errors import UserError
 from ..kernel.draft import draft_spec
 from ..kernel.source import Kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, parse_spec
+from ..words import counted
 from .confirm import Choices
 from .cuda_syntax import CudaArea
 from .editors import set_language
@@ -46,7 +47,9 @@ class KernelPickScreen(Screen[str]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"{self.path} has {len(self.kernels)} kernels. Which one do you want to tune?", id="pick-title")
+        yield Static(
+            f"{self.path} has {counted(len(self.kernels), 'kernel')}. Which one do you want to tune?", id="pick-title"
+        )
         yield Choices(
             *[
                 Option(f"{k.name}({', '.join(p.name for p in k.params)})  line {k.line}", id=k.name)

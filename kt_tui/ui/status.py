@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.widgets import Input, Static
 
 from ..engine.verdict import UNMEASURED, waits_for_gpu
+from ..words import counted
 
 STATE_STYLE = {
     "RUNNING": "bold black on green",
@@ -52,8 +53,8 @@ def run_progress(screen) -> str:
         return ""
     label = screen.table.labels.get(run.get("version"), "this run")
     if run.get("state") == "not measured":
-        return f"{label} {run.get('kind') or 'run'}: not measured (no GPU), {run['total']} configurations"
-    text = f"{label} {run.get('kind') or 'run'}: {run['done']} of {run['total']} configurations"
+        return f"{label} {run.get('kind') or 'run'}: not measured (no GPU), {counted(run['total'], 'configuration')}"
+    text = f"{label} {run.get('kind') or 'run'}: {run['done']} of {counted(run['total'], 'configuration')}"
     if run.get("known"):
         text += f" ({run['known']} measured before)"
     if run.get("budget"):
@@ -77,7 +78,7 @@ def status_text(screen) -> Text:
     table = screen.table
     parts.append(f"sort {table.sort_label}" if table.sort_label else "fastest first")
     if table.filter_text:
-        parts.append(f"filter “{table.filter_text}”: {len(table.rows)} rows")
+        parts.append(f"filter “{table.filter_text}”: {counted(len(table.rows), 'row')}")
     text.append(" " + " · ".join(parts))
     return text
 

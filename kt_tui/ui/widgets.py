@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
 from ..kernel.syntax import highlights
+from ..words import counted
 from .results import STATUS_STYLE, ResultsTable  # noqa: F401 - the screen imports its parts from here
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ class SpecSummary(Static):
             t.add_row(Text(f"tune {k}"), Text(", ".join(map(str, v)) + f"  (original {spec.baseline_params()[k]})"))
         for r in spec.restrictions:
             t.add_row("restrict", Text(r))
-        t.add_row("space", f"{spec.space_size()} configurations before restrictions")
+        t.add_row("space", f"{counted(spec.space_size(), 'configuration')} before restrictions")
         if spec.verify == "none":
             t.add_row(Text("verify", "bold red"), Text(f"UNVERIFIED: none ({spec.verify_reason})", "bold red"))
         elif spec.verify != "elementwise":
@@ -199,7 +200,9 @@ class Banner(Widget):
 
     @staticmethod
     def _line(gpu: str, style: str, kernel: str, session: str, strategy: str) -> Text:
-        return Text.assemble((f" {gpu} ", style), (f" {kernel} ", "bold"), session, strategy, no_wrap=True, overflow="ellipsis")
+        return Text.assemble(
+            (f" {gpu} ", style), (f" {kernel} ", "bold"), session, strategy, no_wrap=True, overflow="ellipsis"
+        )
 
 
 def middle_cut(name: str, width: int) -> str:

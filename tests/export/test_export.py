@@ -123,7 +123,7 @@ def test_export_writes_every_file(capsys, db, tmp_path):
         "**approve** by policy",
         "```diff",
         "## Tuning runs",
-        "LLM: 1 calls (0 failed) to scripted-model",
+        "LLM: 1 call (0 failed) to scripted-model",
         "recommended: accept",
     ):
         assert wanted in md
