@@ -481,15 +481,37 @@ class PlanView(DataTable):
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
+        self.steps: list[dict] = []
         self.add_columns("step", "title", "state", "why / result")
 
     def show(self, steps: list[dict]) -> None:
-        self.clear()
+        """The steps, each whole: the title and the why wrap in columns sized to the width (at 80
+        columns a step's reason would otherwise sit past the right edge)."""
+        self.steps, row = steps, self.cursor_row
+        self.clear(columns=True)
+        room = (self.size.width or self.app.size.width) - 2  # the scroll bar
+        ids = max([4, *(len(s["id"]) for s in steps)])
+        states = max([5, *(len(s["state"] or "") for s in steps)])
+        left = max(room - ids - states - 8, 24)  # each column's padding: one cell either side
+        longest = max([5, *(len(s["title"] or "") for s in steps)])
+        why = max([12, *(len((s["reason"] or "")[:300]) for s in steps)])
+        title = min(longest, max(12, left * 2 // 5, left - why))  # the room the whys leave, at least 2/5
+        self.add_column("step")
+        self.add_column("title", width=title)
+        self.add_column("state")
+        self.add_column("why / result", width=left - title)
         for s in steps:
             self.add_row(
                 s["id"],
                 Text(s["title"] or ""),
                 Text(s["state"] or "", style=STEP_STYLE.get(s["state"], "")),
-                Text((s["reason"] or "")[:100]),
+                Text((s["reason"] or "")[:300]),
                 key=s["id"],
+                height=None,
             )
+        if steps:
+            self.move_cursor(row=min(row, len(steps) - 1), animate=False)
+
+    def on_resize(self) -> None:
+        if self.steps:
+            self.show(self.steps)
