@@ -21,7 +21,7 @@ from ..kernel.draft import draft_spec
 from ..kernel.source import Kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, parse_spec
 from ..words import counted
-from .confirm import Choices
+from .confirm import Choices, leave_edits
 from .cuda_syntax import CudaArea
 from .editors import set_language
 from .spec_draft import SpecDraftGate
@@ -199,4 +199,9 @@ class SpecEditScreen(Screen[Spec]):
         self.dismiss(spec)
 
     def action_cancel(self) -> None:
-        self.app.exit(return_code=1, message="spec not saved; nothing was run")
+        leave_edits(
+            self,
+            self.query_one("#spec-text", TextArea).text != self.text,
+            lambda: self.app.exit(return_code=1, message="spec not saved; nothing was run"),
+            "your changes to the spec",
+        )
