@@ -83,8 +83,9 @@ def status_text(screen) -> Text:
     return text
 
 
-def progress_text(screen) -> str:
-    """The Results tab's line: measured of planned, elapsed (paused time left out), the best."""
+def progress_text(screen, width: int = 10**6) -> str:
+    """The Results tab's line: measured of planned, elapsed (paused time left out), the best. Where
+    it is wider than `width`, the run's progress goes last: the status bar says it too."""
     table = screen.table
     parts = [f"{table.total} measured"]
     run = screen.run_info
@@ -104,7 +105,10 @@ def progress_text(screen) -> str:
         parts.append(f"PAUSED ({screen.keys['pause']} resumes)")
     elif screen.current and screen.state == "running":
         parts.append(f"running {screen.current['key']}")
-    return "  ·  ".join(parts)
+    text = "  ·  ".join(parts)
+    if run.get("total") and len(parts) > 1 and len(text) > width:  # the status bar says the run's progress too
+        text = "  ·  ".join([*parts[1:], parts[0]])
+    return text
 
 
 def panel_text(screen) -> RenderableType:
