@@ -32,7 +32,6 @@ from ..kernel.mutant import NoMutant, blocks_reversed, do_nothing, mutants
 from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.strengthen import candidates, cheap_first, check_entry, kept_as_given
 from ..kernel.strengthen_shapes import block_for_survivors
-from ..words import plural
 from . import mutants as mutation
 from . import mutants_child
 from .env import scrubbed_env
@@ -81,9 +80,9 @@ def refusal(spec: Spec, changing: dict[str, str]) -> str:
         return ""
     said = "; ".join(f"`{n}`: {why}" for n, why in changing.items())
     return (
-        f"the tuned {plural(len(changing), 'parameter')} {', '.join(changing)} change the original's outputs ({said}): the "
-        "baseline's outputs cannot check other values of them. Add a [reference] kernel that reads them "
-        "(its outputs are then taken per configuration), or keep one value of each in [tune_params]"
+        f"tuning {', '.join(changing)} changes the original's outputs ({said}): the baseline's outputs cannot "
+        "check other values. Add a [reference] kernel that reads the tuned parameters (its outputs are then taken "
+        "per configuration), or keep one value of each in [tune_params]"
     )
 
 
