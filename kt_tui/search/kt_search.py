@@ -51,7 +51,7 @@ from kernel_tuner.strategies.common import CostFunc
 from kernel_tuner.util import StopCriterionReached
 from scipy.special import ndtri
 
-from ..words import plural
+from ..words import counted, plural
 from .model import GP, Trees, categorical, encode, expected_improvement
 from .space_shape import (
     Adjacency,
@@ -114,7 +114,7 @@ class Search:
         self.rng = rng
         rules = list(seed_rules) if seed_rules is not None else ["seeds"] * len(seeds)
         if len(rules) != len(seeds):
-            raise ValueError(f"seed_rules: {len(rules)} rules for {len(seeds)} seeds")
+            raise ValueError(f"seed_rules: {counted(len(rules), 'rule')} for {counted(len(seeds), 'seed')}")
         rules_of: dict[tuple[Any, ...], tuple[str, ...]] = {}  # sorted: sums in the same order in any process
         for s, r in zip(seeds, rules):
             if tuple(s) in self.index:

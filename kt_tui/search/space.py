@@ -149,7 +149,7 @@ def render(spec: Spec, max_threads: int | None = MAX_THREADS) -> str:
     for name, values in spec.tune_params.items():
         shape = pattern(values)
         lines.append(
-            f"  {name} ({_kind(values)}, {len(values)} values): {values}"
+            f"  {name} ({_kind(values)}, {counted(len(values), 'value')}): {values}"
             + (f" -- {shape}" if shape else "")
             + f"; default {base[name]!r}"
         )

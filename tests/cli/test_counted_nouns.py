@@ -26,3 +26,17 @@ def test_no_message_writes_a_noun_with_s_in_brackets():
             if re.search(r"f[\"'].*\b[a-z]+\((s|es)\)", line):
                 found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+def test_the_space_as_the_llm_and_the_user_read_it_counts_one_value_and_one_configuration():
+    from dataclasses import replace
+
+    from kt_tui.kernel.spec import load_spec
+    from kt_tui.search.space import render
+
+    from ..conftest import EXAMPLES
+
+    spec = load_spec(EXAMPLES / "vector_add.cu.toml")
+    text = render(replace(spec, tune_params={"block_size_x": [256]}, restrictions=[]))
+    assert "block_size_x (int, 1 value): [256]" in text and "Search space of vector_add: 1 parameter." in text, text
+    assert "Size: 1 configuration before restrictions" in text, text

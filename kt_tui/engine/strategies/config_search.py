@@ -99,7 +99,7 @@ def config_search(engine: StrategyContext) -> Gates:
         gained = engine.best_ms is not None and (before is None or engine.best_ms < before * (1 - GAIN))
         since_gain = 0 if gained else since_gain + 1
         if budget and len(engine.known(vid)) >= budget:
-            engine.emit("note", text=f"config-search: the budget of {budget} configurations is spent")
+            engine.emit("note", text=f"config-search: the budget of {counted(budget, 'configuration')} is spent")
             return
         if since_gain >= int(opts.get("plateau_rounds", 2)):
             if not opts.get("space_edits", True) or edits >= 1:
