@@ -7,6 +7,7 @@ import ast
 import atexit
 import json
 import os
+import shlex
 import sys
 import traceback
 from typing import NoReturn
@@ -218,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     if argv and argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version"):
+        _command_first(argv)
         argv = ["open", *argv]
     args = build_parser().parse_args(argv)
     if not args.command and _interactive():
@@ -226,6 +228,20 @@ def parse(argv: list[str]) -> argparse.Namespace:
         build_parser().print_help()
         raise SystemExit(EXIT_USAGE)
     return args
+
+
+def _command_first(argv: list[str]) -> None:
+    """Options before a command (`kt-tui --db s.db sessions`) would open a kernel file named like the
+    command: one line saying the order instead, exit 2."""
+    if not argv[0].startswith("-"):
+        return
+    word = next((a for a in argv[1:] if a in COMMANDS and not os.path.isfile(a)), None)
+    if word is not None:
+        rest = [a for a in argv if a is not word]
+        print(
+            f"kt-tui: the command comes first, its options after it: kt-tui {word} {shlex.join(rest)}", file=sys.stderr
+        )
+        raise SystemExit(EXIT_USAGE)
 
 
 def _interactive() -> bool:

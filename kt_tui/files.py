@@ -60,6 +60,15 @@ def read_text_file(path: str | Path, what: str, max_bytes: int) -> str:
         raise FileRefused(f"{what} {path}: not UTF-8 text (byte {e.start})") from None
 
 
+def file_in_the_way(path: str | Path) -> Path | None:
+    """The nearest folder above `path` that exists as something else (a file), where `path` cannot be
+    made; None when there is none."""
+    for above in Path(path).expanduser().parents:
+        if os.path.lexists(above):
+            return None if above.is_dir() else above
+    return None
+
+
 def check_out_dir(folder: str | Path, flag: str = "--out") -> Path:
     """A folder to write into: not empty, not the root of a file system, not an existing file."""
     if str(folder).strip() == "":
@@ -70,6 +79,8 @@ def check_out_dir(folder: str | Path, flag: str = "--out") -> Path:
         raise FileRefused(f"{flag} {folder}: refusing to write into the root folder {resolved.anchor}")
     if os.path.lexists(path) and not path.is_dir():
         raise FileRefused(f"{flag} {folder}: exists and is not a folder")
+    if blocker := file_in_the_way(path):
+        raise FileRefused(f"{flag} {folder}: cannot be made, {blocker} is a file, not a folder")
     return path
 
 

@@ -17,6 +17,7 @@ from ..kernel.spec import Spec
 from ..kernel.strengthen import case_spec
 from ..records import Check, Result, config_key, trusted
 from ..store.rows import check_entry, check_from_entry
+from ..words import counted
 from .strength import kept_cases, result_params
 
 REMEASURE_TOP = 5  # a run over several GPUs: its fastest configurations measured again on one
@@ -177,7 +178,15 @@ class SizeChecks:
             said = report.reason or oob_text(report, spec, spec.sizes, AT_SOME_SIZE, subject=f"{vid} at {key}")
             c = Check(vid, key, MEMCHECK, None, "not_checked", spec.sizes, f"memcheck not run: {said}")
         elif report.ok:
-            c = Check(vid, key, MEMCHECK, True, "ok", spec.sizes, f"memcheck clean at {runs} size(s) and input(s)")
+            c = Check(
+                vid,
+                key,
+                MEMCHECK,
+                True,
+                "ok",
+                spec.sizes,
+                f"memcheck clean at {counted(runs, 'run')} (sizes and inputs)",
+            )
         else:
             at = AT_SOME_SIZE if runs > 1 else ""
             why = "memcheck: " + oob_text(report, spec, spec.sizes, at, subject=f"the generated kernel {vid} at {key}")

@@ -21,6 +21,7 @@ from ..llm.errors import LlmUnavailable
 from ..records import Result
 from ..search.space import config_key
 from ..store import SessionStore, Store
+from ..words import counted
 from . import asking, kernel_step
 from .backend import BackendChoice
 from .checks import SizeChecks
@@ -382,7 +383,7 @@ class Engine(Runs):
         said = ""
         if cut is not None and cut.version:
             done = self.data.count_results(cut.version, run=cut.id)
-            said = f" after {done} of {cut.total} configurations of run {cut.id} (the rest are measured on resume)"
+            said = f" after {done} of {counted(cut.total, 'configuration')} of run {cut.id} (the rest are measured on resume)"
         return self._left_stopped(f"stopped by {self.interrupted}{said}")
 
     def abort(self, why: str) -> str:

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 from ..gpu.protocol import SEARCHES
+from ..words import plural
 from .edits import edit_diff, edited_fields
 from .markdown import md_fence, md_ms, md_text
 from .plan import clean_title, plan_from_text, split_performance
@@ -452,7 +453,9 @@ def parse_search(text: str) -> dict[str, Any]:
         raise ValueError(f"not TOML: {e or 'nested too deep'}") from None
     unknown = set(data) - set(SEARCH_KEYS)
     if unknown:
-        raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))} (known: {', '.join(SEARCH_KEYS)})")
+        raise ValueError(
+            f"unknown {plural(len(unknown), 'setting')}: {', '.join(sorted(unknown))} (known: {', '.join(SEARCH_KEYS)})"
+        )
     if "search" in data and data["search"] not in SEARCHES:
         raise ValueError(f"search: unknown {data['search']!r} (known: {', '.join(SEARCHES)})")
     for k in ("max_configs", "time_limit_s"):

@@ -23,6 +23,7 @@ from ..search.seeds import grouped_seed_configs, named_params
 from ..search.space import SpaceError, config_key, space_sizes
 from ..store import SessionStore, Store
 from ..store.results import StoredResults
+from ..words import counted
 from .backend import BackendChoice
 from .known import known_in_space
 from .profiles import profile_after_tune
@@ -488,7 +489,7 @@ def _common_error(rows: list[Result]) -> str:
     if not errors:
         return "no results"
     text, n = errors.most_common(1)[0]
-    return f"{text.rstrip(': ')} ({n} of {len(rows)} configurations)"
+    return f"{text.rstrip(': ')} ({n} of {counted(len(rows), 'configuration')})"
 
 
 def _space_total(spec: Spec) -> int:

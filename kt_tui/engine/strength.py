@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from ..errors import UserError
 from ..gpu.timeline import mark
+from ..words import counted
 from .verdict import VACUOUS_TEXT
 
 
@@ -96,7 +97,9 @@ def too_few_run(state: dict[str, Any] | None) -> str | None:
     flag = score.get("unrun") if isinstance(score, dict) else None
     if not isinstance(flag, dict) or not flag.get("over"):
         return None
-    return str(flag.get("text") or f"{flag.get('not_run')} of {flag.get('made')} wrong variants not run")
+    return str(
+        flag.get("text") or f"{flag.get('not_run')} of {counted(flag.get('made') or 0, 'wrong variant')} not run"
+    )
 
 
 def survivor_text(m: dict[str, Any]) -> str:
@@ -359,6 +362,6 @@ def measure_again(engine: Any, measure: bool = True) -> None:
         engine.refresh_best()
         engine.emit(
             "note",
-            text=f"{len(again)} configuration(s) of {vid} timed while the check was tested beside them "
+            text=f"{counted(len(again), 'configuration')} of {vid} timed while the check was tested beside them "
             "(compute-sanitizer on the same GPU): measured again",
         )

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..records import config_key
+from ..words import counted
 from .bundle import Bundle
 from .chart import Series, chart
 
@@ -35,7 +36,7 @@ def plot_svg(b: Bundle, cap: int = CAP, points: tuple[Any, Any] | None = None) -
         step_x, step_y = np.append(x[keep], x[-1]), np.append(best, best[-1])
         drawn_series.append(Series(f"{label} ({part})", x[keep], y[keep], step_x, step_y))
     base = b.session.get("baseline_ms")
-    note = f"{drawn} of {total} points drawn" + (
+    note = f"{drawn} of {counted(total, 'point')} drawn" + (
         " (every best so far, the fastest, the slowest and an even sample; all in results.csv)" if drawn < total else ""
     )
     return chart(

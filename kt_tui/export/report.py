@@ -16,6 +16,7 @@ from ..files import write_output
 from ..records import Result, StoredGate, config_key, trusted
 from ..redact import for_terminal
 from ..store import SessionStore
+from ..words import counted
 from .bundle import Bundle, metrics, spec_of
 from .plot import plot_svg
 from .roofline import Point, roofline_svg
@@ -118,7 +119,7 @@ def _fastest_md(b: Bundle) -> list[str]:
     """The fastest configurations not found wrong, and where every result is."""
     rows = b.data.fastest(TOP)
     out = [
-        f"## Fastest {min(TOP, len(rows))} of {b.count} configurations",
+        f"## Fastest {min(TOP, len(rows))} of {counted(b.count, 'configuration')}",
         "",
         f"Every result, failed ones included: [{CSV}]({CSV}).",
         "",
@@ -251,8 +252,8 @@ def story_md(data: SessionStore) -> list[str]:
         tokens = [sum(c[k] or 0 for c in calls) for k in ("tokens_in", "tokens_out")]
         failed = sum(1 for c in calls if c["error"])
         out += [
-            f"LLM: {len(calls)} calls ({failed} failed) to {_text(models or 'unknown model')}, "
-            f"{tokens[0]} tokens in, {tokens[1]} out.",
+            f"LLM: {counted(len(calls), 'call')} ({failed} failed) to {_text(models or 'unknown model')}, "
+            f"{counted(tokens[0], 'token')} in, {tokens[1]} out.",
             "",
         ]
     gates = data.gates()

@@ -17,6 +17,7 @@ from ..errors import UserError
 from ..gpu.timeline import mark
 from ..redact import for_terminal
 from ..ui.services import Services
+from ..words import counted
 from .listing import open_store
 
 if TYPE_CHECKING:
@@ -162,7 +163,7 @@ def _finish(store, sid: str, state: str, as_json: bool) -> int:
         print(json.dumps(summary, indent=2))
     else:
         best = summary["best"]
-        line = f"session {sid}: {state} on {summary['gpu'] or 'no GPU'} ({summary['backend']}), {summary['results']} results"
+        line = f"session {sid}: {state} on {summary['gpu'] or 'no GPU'} ({summary['backend']}), {counted(summary['results'], 'result')}"
         if best:
             line += f"; best {best['time_ms']:.4f} ms with {best['params']}"
             if summary["speedup"]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..gpu.timeline import mark
 from ..gpu.tuner import Tuner
 from ..paths import data_dir
+from ..words import counted
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -134,7 +135,7 @@ def resume_line(db: str, sid: str | None) -> str | None:
     ).fetchone()
     line = f"session {s['id']} ({s['strategy']}, {s['kernel_name']}): {s['state']}"
     line += f' at "{pending[0]}"' if pending else ""
-    line += f"; {store.count_results(s['id'])} results"
+    line += f"; {counted(store.count_results(s['id']), 'result')}"
     if s.get("best_ms") is not None:
         line += f", best {s['best_ms']:.4f} ms ({s['best_key']})"
     return line

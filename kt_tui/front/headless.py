@@ -12,6 +12,7 @@ from ..engine.events import Event
 from ..engine.gates import Decision, Gate
 from ..engine.registry import get_strategy
 from ..redact import for_terminal
+from ..words import counted
 
 if TYPE_CHECKING:
     from ..engine.core import Engine
@@ -53,7 +54,7 @@ def progress_printer(stream=None, said_last: str | None = None):
                 line = f"[{counts['n']}] {r.key:>16}  {t:>14}  {r.status}{mark}{where}"
                 print(for_terminal(line), file=out, flush=True)
             case events.RunStarted():
-                print(f"run {e.run}: {e.total} configurations on {e.backend}", file=out, flush=True)
+                print(f"run {e.run}: {counted(e.total, 'configuration')} on {e.backend}", file=out, flush=True)
             case events.StepChanged(state="failed" | "accepted" | "rejected" | "skipped"):
                 said = f"step {e.id}: {e.state}" + (f" ({e.reason})" if e.reason else "")
                 print(for_terminal(said), file=out, flush=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UserError
+from ..files import file_in_the_way
 from ..store import Store
 from ..store.problems import db_problem
 
@@ -36,6 +37,10 @@ def open_db(path: str) -> Store:
     if mode is not None and not stat.S_ISREG(mode):
         kind = "a folder" if stat.S_ISDIR(mode) else "a pipe, device or socket"
         raise StoreError(f"the session database {path} is {kind}, not a file: pass a file with --db")
+    if mode is None and (blocker := file_in_the_way(path)):
+        raise StoreError(
+            f"the session database {path} cannot be made: {blocker} is a file, not a folder; pass another --db"
+        )
     try:
         return Store(path)
     except (sqlite3.Error, OSError) as e:
@@ -58,7 +63,7 @@ def _text(v) -> str:
 def list_sessions(db: str, as_json: bool) -> int:
     from ..engine.summary import session_row  # here: open_store (the TUI's) loads no engine
 
-    if not os.path.lexists(db):  # listing makes nothing: a mistyped --db leaves no folder or file behind
+    if not os.path.lexists(db) and not file_in_the_way(db):  # listing makes nothing: a mistyped --db leaves nothing
         print("[]" if as_json else f"no sessions yet in {db} (no such file)")
         return 0
     store = open_db(db)

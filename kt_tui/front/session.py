@@ -14,6 +14,7 @@ from ..kernel.conditions import Macros, names_of
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..redact import MASK
 from ..store import SessionStore, Store
+from ..words import counted
 from .kernelfile import KernelFile, load_kernel_spec, read_kernel_file
 from .prepared import NeedsGpu, prepared, repair_replay, replay_damaged, waits_here
 
@@ -156,7 +157,7 @@ def resume_backend(
     if fallback is not None:
         store.add_event(sid, "backend_fallback", fallback)
     if not choice.unmeasured and replay_damaged(store, sid):
-        again = f"{repair_replay(store, sid)} run(s) that a replay failed for want of a recording run again."
+        again = f"{counted(repair_replay(store, sid), 'run')} that a replay failed for want of a recording run again."
         choice.note = f"{choice.note} {again}".strip()
     if choice.backend != s.get("backend"):
         store.update_session(

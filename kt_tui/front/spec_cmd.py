@@ -31,6 +31,7 @@ from ..kernel.source import pick_kernel
 from ..kernel.spec import SpecError, parse_spec, spec_path_for
 from ..llm import spec_draft as spec_llm
 from ..redact import for_terminal
+from ..words import counted
 from .session import load_kernel_spec, read_kernel_file
 
 SPEC_BYTES = 1 << 20
@@ -71,7 +72,7 @@ def draft_command(args) -> int:
     print(f"wrote {path}" + (f"\nnote:{note}" if note else ""))
     guesses = drafted.lines()
     if guesses:
-        print(f"{len(guesses)} guess{'es' if len(guesses) > 1 else ''} to check (marked `# guess:` in the file):")
+        print(f"{counted(len(guesses), 'guess')} to check (marked `# guess:` in the file):")
         for line in guesses:
             print(f"  {line}")
     _print_warnings(layout_warnings(kf.source, kernel.name, spec), sys.stdout)
@@ -98,7 +99,7 @@ def _spec_names(path: Path) -> tuple[list[str], Macros]:
 def _print_warnings(warnings: list[str], out) -> None:
     if warnings:
         n = len(warnings)
-        print(f"{n} layout warning{'s' if n > 1 else ''} (the spec contradicts the kernel's index math):", file=out)
+        print(f"{counted(n, 'layout warning')} (the spec contradicts the kernel's index math):", file=out)
         for line in warnings:
             print(for_terminal(f"  warning: {line}"), file=out)
 
@@ -299,7 +300,7 @@ def test_check(args, kf, spec) -> str | None:
     mutant = next((n for n in notes if n.startswith("no do-nothing kernel")), None)
     sizes = 1 + len(spec.extra_sizes())
     parts = [
-        memcheck.replace(": not run:", " NOT run:") if memcheck else f"memcheck clean at {sizes} size(s)",
+        memcheck.replace(": not run:", " NOT run:") if memcheck else f"memcheck clean at {counted(sizes, 'size')}",
         "the outputs change",
         mutant or "a do-nothing kernel fails it",
     ]

@@ -80,9 +80,9 @@ def refusal(spec: Spec, changing: dict[str, str]) -> str:
         return ""
     said = "; ".join(f"`{n}`: {why}" for n, why in changing.items())
     return (
-        f"the tuned parameter(s) {', '.join(changing)} change the original's outputs ({said}): the "
-        "baseline's outputs cannot check other values of them. Add a [reference] kernel that reads them "
-        "(its outputs are then taken per configuration), or keep one value of each in [tune_params]"
+        f"tuning {', '.join(changing)} changes the original's outputs ({said}): the baseline's outputs cannot "
+        "check other values. Add a [reference] kernel that reads the tuned parameters (its outputs are then taken "
+        "per configuration), or keep one value of each in [tune_params]"
     )
 
 

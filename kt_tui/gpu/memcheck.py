@@ -14,6 +14,7 @@ from pathlib import Path
 from ..kernel.spec import Spec
 from ..kernel.spec_model import _valid_at
 from ..kernel.strengthen import case_spec
+from ..words import counted
 from .mutants import CASES, RECORDS, read_jsonl, write_verdict
 from .mutation_score import case_kills, score
 from .sanitize import SanitizeReport, sanitize
@@ -58,7 +59,7 @@ def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str, subjec
         return f"{subject} did not run under compute-sanitizer {where} (no memory error found): {why}"
     head = (
         f"{subject} {'accesses memory out of bounds' if oob else 'fails compute-sanitizer memcheck'} "
-        f"{where} ({report.errors} error(s) under memcheck)"
+        f"{where} ({counted(report.errors, 'error')} under memcheck)"
     )
     if not m:
         first = next(

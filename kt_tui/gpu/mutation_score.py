@@ -9,6 +9,7 @@ from typing import Any
 
 from ..kernel.equivalent import survival
 from ..kernel.spec import Spec
+from ..words import counted as counted_as
 from .mutants import BUDGET_S, HANGS, UNRETRIED
 from .unrun import unrun
 
@@ -114,7 +115,7 @@ def unmeasured(
         )
     ran = "only the do-nothing kernel" if counted else "none"
     return (
-        f"of the {len(mutants)} wrong variants kt-tui made, {ran} could be run: {equivalent} equivalent "
+        f"of the {counted_as(len(mutants), 'wrong variant')} kt-tui made, {ran} could be run: {equivalent} equivalent "
         f"(the same compiled code), {stillborn} stillborn (do not compile)"
     )
 
@@ -147,7 +148,7 @@ def score_line(
     not run at the spec's size because memcheck's verdict came after it stopped waiting (gpu/mutants.py)."""
     if not counted:
         return "the check ran no wrong variant of the kernel"
-    head = f"the check catches {killed} of {counted} wrong variants"
+    head = f"the check catches {killed} of {counted_as(counted, 'wrong variant')}"
     said_more = [f"{hangs} of them hang{'s' if hangs == 1 else ''}"] if hangs else []
     said_more += [f"{not_run} more not run within the time budget"] if not_run else []
     if unretried:

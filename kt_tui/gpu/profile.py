@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ..kernel.spec import Spec, spec_from_plain
+from ..words import counted
 from .compile import find_cuda_tool
 from .env import scrubbed_env
 from .supervise import run_supervised
@@ -221,7 +222,7 @@ def _profile_distinct(
         return [
             ProfileReport(
                 "timeout",
-                f"Nsight Compute did not finish within {limit:g} s ({n} target{'s' if n > 1 else ''}) and was stopped",
+                f"Nsight Compute did not finish within {limit:g} s ({counted(n, 'target')}) and was stopped",
                 seconds=limit / n,
             )
         ] * n
@@ -248,7 +249,7 @@ def _profile_distinct(
         summary = summarize_rows(kernels[ran.index(i)]) if i in ran and told_apart else {}
         if not summary:
             why = (
-                f"ncu's page holds {len(kernels)} kernels for the {len(ran)} that ran: not told apart"
+                f"ncu's page holds {counted(len(kernels), 'kernel')} for the {len(ran)} that ran: not told apart"
                 if i in ran and not told_apart and kernels
                 else f"ncu exit status {code}, no profile: {said}"
             )

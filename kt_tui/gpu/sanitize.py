@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..kernel.spec import Spec, spec_from_plain
+from ..words import counted
 from .compile import find_cuda_tool
 from .env import scrubbed_env
 from .supervise import CANNOT_RUN, run_supervised
@@ -162,7 +163,7 @@ def parse_output(
         report.errors = sum(int(r[1]) for r in races)
         warnings = sum(int(r[2]) for r in races)
         if warnings:
-            report.reason = f"{warnings} warning(s)"
+            report.reason = counted(warnings, "warning")
     elif errors:
         report.errors = sum(int(e) for e in errors)
     if timed_out:
@@ -204,7 +205,7 @@ def trim(out: str, max_lines: int = MAX_LINES) -> str:
     tool = [ln for ln in lines if ln.startswith("=========")]
     other = [ln for ln in lines if not ln.startswith("=========") and ln.strip()]
     if len(tool) > max_lines:
-        tool = tool[: max_lines - 2] + [f"... {len(tool) - max_lines + 1} more lines", tool[-1]]
+        tool = tool[: max_lines - 2] + [f"... {counted(len(tool) - max_lines + 1, 'more line')}", tool[-1]]
     return "\n".join(tool + (["", *other[-12:]] if other else []))
 
 

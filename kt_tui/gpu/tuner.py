@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..words import counted
 from .compiling import Compiling
 from .devices import (
     Control,
@@ -230,7 +231,7 @@ class Tuner:
         if self.via == "local":
             workers, have = self._ensure(1), local_gpu_count()
             if have is not None and len(workers) > have and isinstance(self.gpus, int):
-                raise ScaleError(f"--gpus {self.gpus}: this host has {have} GPU{'s' if have != 1 else ''}")
+                raise ScaleError(f"--gpus {self.gpus}: this host has {counted(have, 'GPU')}")
         else:
             started = self.workers and all(getattr(w, "num_gpus", 1) for w in self.workers)
             if not started and not self._connect().cluster_resources().get("GPU"):

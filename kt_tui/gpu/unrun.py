@@ -20,6 +20,7 @@ from typing import Any, TypedDict
 
 from ..kernel.source import find_kernels, kernel_body
 from ..kernel.spec import Spec
+from ..words import counted, plural
 
 UNKNOWN_SHARE = 1 / 3
 SPEC_SIZE = "the spec's size"
@@ -166,7 +167,7 @@ def unrun_text(flag: Unrun) -> str:
     """ "the check ran 7 of 29 wrong variants in its 5 s (22 not run: unknown, not killed): one run of
     the original takes 41 ms at the spec's size (...); ... would let it run them all" """
     head = (
-        f"the check ran {flag['ran']} of {flag['made']} wrong variants in its {flag['budget_s']:g} s "
+        f"the check ran {flag['ran']} of {counted(flag['made'], 'wrong variant')} in its {flag['budget_s']:g} s "
         f"({flag['not_run']} not run: unknown, not killed)"
     )
     runs = flag["runs"]
@@ -178,7 +179,7 @@ def unrun_text(flag: Unrun) -> str:
         at = r["at"] if len(r["at"]) <= LABEL_MAX else r["at"][: LABEL_MAX - 1].rsplit(",", 1)[0] + ", …"
         times.append(f"{_ms(r['ms'])} at {at}" + (f" ({'; '.join(about)})" if about else ""))
     if len(runs) > RUNS_SAID:
-        times.append(f"less at {len(runs) - RUNS_SAID} more sizes")
+        times.append(f"less at {len(runs) - RUNS_SAID} more {plural(len(runs) - RUNS_SAID, 'size')}")
     said = "one run of the original takes " + (", ".join(times[:-1]) + " and " if len(times) > 1 else "") + times[-1]
     if flag["slow_runs"]:
         return (

@@ -18,6 +18,7 @@ from ..kernel.source import SourceError, find_kernels, read_source
 from ..kernel.spec import DTYPES, Arg, Spec, SpecError, check_spec, dump_spec, spec_path_for
 from ..kernel.values import BadValue, check_tune_params
 from ..kernel.vectors import param_vector, vector_bytes, vector_scalar
+from ..words import counted
 from .checks import decide
 from .hostc import NotLaunchable, launched_kernel
 
@@ -198,7 +199,9 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
     if kernel is None:
         raise CallError(f"no __global__ kernel named {base!r} in its source")
     if len(kernel.params) != len(call["args"]):
-        raise CallError(f"the kernel takes {len(kernel.params)} arguments, the script passes {len(call['args'])}")
+        raise CallError(
+            f"the kernel takes {counted(len(kernel.params), 'argument')}, the script passes {len(call['args'])}"
+        )
     problem_size, sizes = _problem_size(call)
     try:
         check_tune_params(call["tune_params"])

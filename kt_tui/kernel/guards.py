@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..words import counted
 from .inputs import poison_value
 from .spec import Spec
 
@@ -76,6 +77,8 @@ class Guarded:
             if tail.size != kept.size or not np.array_equal(tail, kept):
                 off = np.flatnonzero(tail != kept) if tail.size == kept.size else np.zeros(1, int)
                 first = n + int(off[0]) // v.itemsize
-                raise PastTheEnd(f"writes past the end of `{a.name}` ({a.name}[{first}] changed; it has {n} elements)")
+                raise PastTheEnd(
+                    f"writes past the end of `{a.name}` ({a.name}[{first}] changed; it has {counted(n, 'element')})"
+                )
             out[a.name] = flat[:n]
         return out

@@ -8,6 +8,7 @@ import dataclasses
 import re
 from typing import Any, TypeGuard
 
+from ..words import counted
 from .expr import ExprError, check_names
 from .kernels import SourceError
 from .values import BadValue, check_tune_params
@@ -111,7 +112,7 @@ def check_file(spec: Any) -> None:
     _want(
         len(params) == len(spec.args),
         "reference.kernel",
-        f"{func} takes {len(params)} parameters, the spec's kernel {len(spec.args)}: it must take the same arguments",
+        f"{func} takes {counted(len(params), 'parameter')}, the spec's kernel {len(spec.args)}: it must take the same arguments",
     )
     for p, a in zip(params, spec.args):
         _want(

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 
+from ..words import counted
 from .directives import file_flags
 from .kernels import Kernel, SourceError
 from .macros import MADE, Macro, directives, expand
@@ -342,7 +343,7 @@ def _param_type(ctype: str) -> str:
 def _signature(old: Kernel, new: Kernel) -> list[Flag]:
     changes = []
     if len(old.params) != len(new.params):
-        changes.append(f"{len(new.params)} parameters instead of {len(old.params)}")
+        changes.append(f"{counted(len(new.params), 'parameter')} instead of {len(old.params)}")
     for k, (a, b) in enumerate(zip(old.params, new.params), 1):
         if a.name != b.name or _param_type(a.ctype) != _param_type(b.ctype):
             changes.append(f"parameter {k} `{a.ctype} {a.name}` became `{b.ctype} {b.name}`")

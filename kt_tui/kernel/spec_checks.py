@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..tomlfile import TomlError
+from ..words import counted
 from . import refkernel, spec_keys
 from .expr import ExprError, check_names, evaluate
 from .kernels import Kernel
@@ -154,7 +155,7 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
         _want(
             len(want) == len(have),
             "args",
-            f"the kernel takes {len(want)} parameters ({', '.join(want)}), the spec lists {len(have)}",
+            f"the kernel takes {counted(len(want), 'parameter')} ({', '.join(want)}), the spec lists {len(have)}",
         )
         for i, (p, a) in enumerate(zip(kernel.params, spec.args)):
             _want(

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ..words import counted
+
 VACUOUS = "vacuous"
 OK = "ok"
 UNCHECKED = "unchecked"
@@ -66,7 +68,7 @@ def weak_output(
     """Why the output `name` proves nothing ("" when it may): constant, its initial contents, an input."""
     out = np.asarray(out).reshape(-1)
     if constant(out):
-        return f"`{name}` is {_value(out[0])} everywhere ({out.size} elements)"
+        return f"`{name}` is {_value(out[0])} everywhere ({counted(out.size, 'element')})"
     if initial is not None and same(out, initial, tol):
         return f"`{name}` still holds its initial contents: the kernel leaves it unchanged"
     for other, value in inputs.items():

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..words import counted
 from .expr import ExprError, evaluate, names_in
 from .spec_keys import ROW_LENGTHS, SPIKES
 from .spec_model import Arg, Spec, _itemsize, _valid_at, int_range, random_bounds
@@ -185,7 +186,7 @@ def _offset_cases(spec: Spec) -> list[dict[str, Any]]:
         rows = ", ".join(map(str, ROW_LENGTHS[:-1])) + f" and {ROW_LENGTHS[-1]}"
         out.append(
             {
-                "label": f"`{a.name}` as row offsets, rows of {rows} elements",
+                "label": f"`{a.name}` as row offsets, rows of {counted(rows, 'element')}",
                 "args": {a.name: {"init": "offsets", "low": low, "high": high}},
             }
         )

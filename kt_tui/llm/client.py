@@ -35,6 +35,7 @@ else:
         import httpx  # openai before 3.0
 
 from ..redact import StreamScrubber, mask_url, register_secret, register_url, scrub, scrub_value
+from ..words import counted
 from .errors import MAX_REPLY_CHARS, LlmCancelled, LlmError, LlmUnavailable, check_model
 from .failures import Failure, classify, phrase
 from .transport import Attempt, http_client
@@ -238,7 +239,7 @@ class LlmClient:
 
     def _explain_one(self, f: Failure, attempts: int) -> str:
         where = f"LLM endpoint {self.base_url}"
-        tries = f"after {attempts} attempt{'s' if attempts != 1 else ''}"
+        tries = f"after {counted(attempts, 'attempt')}"
         if f.kind == "cancelled":
             return "the LLM call was cancelled"
         if f.kind == "timeout":

@@ -51,6 +51,7 @@ from kernel_tuner.strategies.common import CostFunc
 from kernel_tuner.util import StopCriterionReached
 from scipy.special import ndtri
 
+from ..words import counted, plural
 from .model import GP, Trees, categorical, encode, expected_improvement
 from .space_shape import (
     Adjacency,
@@ -113,7 +114,7 @@ class Search:
         self.rng = rng
         rules = list(seed_rules) if seed_rules is not None else ["seeds"] * len(seeds)
         if len(rules) != len(seeds):
-            raise ValueError(f"seed_rules: {len(rules)} rules for {len(seeds)} seeds")
+            raise ValueError(f"seed_rules: {counted(len(rules), 'rule')} for {counted(len(seeds), 'seed')}")
         rules_of: dict[tuple[Any, ...], tuple[str, ...]] = {}  # sorted: sums in the same order in any process
         for s, r in zip(seeds, rules):
             if tuple(s) in self.index:
@@ -492,7 +493,9 @@ def tune(searchspace, runner, tuning_options):
     opts = dict(tuning_options.strategy_options or {})
     unknown = set(opts) - set(OPTIONS)
     if unknown:
-        raise ValueError(f"unknown strategy option(s) {', '.join(sorted(unknown))} (known: {', '.join(OPTIONS)})")
+        raise ValueError(
+            f"unknown strategy {plural(len(unknown), 'option')} {', '.join(sorted(unknown))} (known: {', '.join(OPTIONS)})"
+        )
     names = list(searchspace.tune_params)
     values = [list(v) for v in searchspace.tune_params.values()]
     seed = opts.get("seed")

@@ -28,6 +28,7 @@ from constraint import (  # type: ignore[import-untyped]
 
 from ..kernel.expr import Expr
 from ..kernel.spec import Spec
+from ..words import counted
 from .restrictions import MAX_THREADS, SpaceError, block_names, compile_restriction, parts, restrictions, thread_limit
 
 HUGE = 200_000  # configurations before restrictions above which a space is not listed up front
@@ -171,7 +172,7 @@ class LazySpace:
     def _walked(self, limit: int, found: int) -> str:
         then = f"after {found} that do" if found else "without finding one that meets the restrictions"
         return (
-            f"searched the space ({self.before} configurations before restrictions) in order and tried "
+            f"searched the space ({counted(self.before, 'configuration')} before restrictions) in order and tried "
             f"{limit} values {then}: the restrictions leave few configurations, and no random draw met "
             "them; narrow tune_params, or write a restriction as parts over fewer parameters "
             "(`a == 1 and b == 2`, which are checked as soon as their parameters are set)"

@@ -17,6 +17,7 @@ from typing import Any
 from .. import records
 from ..kernel.spec import Spec
 from ..kernel.values import BadValue, check_tune_params, name_problem
+from ..words import counted, plural
 from .lazy import ABOUT, EXACT, FEWER, HUGE, LazySpace  # noqa: F401 - ABOUT, FEWER: re-exported
 from .restrictions import (  # noqa: F401 - re-exported
     DEFAULT_BLOCK_NAMES,
@@ -144,11 +145,11 @@ def pattern(values: list) -> str:
 def render(spec: Spec, max_threads: int | None = MAX_THREADS) -> str:
     """The space as text for an LLM prompt (or a person)."""
     base = spec.baseline_params()
-    lines = [f"Search space of {spec.kernel}: {len(spec.tune_params)} parameters."]
+    lines = [f"Search space of {spec.kernel}: {counted(len(spec.tune_params), 'parameter')}."]
     for name, values in spec.tune_params.items():
         shape = pattern(values)
         lines.append(
-            f"  {name} ({_kind(values)}, {len(values)} values): {values}"
+            f"  {name} ({_kind(values)}, {counted(len(values), 'value')}): {values}"
             + (f" -- {shape}" if shape else "")
             + f"; default {base[name]!r}"
         )
@@ -166,7 +167,9 @@ def render(spec: Spec, max_threads: int | None = MAX_THREADS) -> str:
         after = f"{space_size(spec, max_threads)}"
     except SpaceError:
         after = "not counted (too large)"
-    lines.append(f"Size: {total} configurations before restrictions, {after} after.")
+    lines.append(
+        f"Size: {counted(total, 'configuration') if isinstance(total, int) else total} before restrictions, {after} after."
+    )
     return "\n".join(lines)
 
 
@@ -261,7 +264,7 @@ class SpaceEdit:
             raise SpaceError("an edit must be a table with kind, param, values (and default)")
         extra = set(d) - {"kind", "param", "values", "default"}
         if extra:
-            raise SpaceError(f"unknown edit field(s): {', '.join(sorted(extra))}", d.get("param"))
+            raise SpaceError(f"unknown edit {plural(len(extra), 'field')}: {', '.join(sorted(extra))}", d.get("param"))
         return cls(
             kind=d.get("kind", ""), param=d.get("param", ""), values=d.get("values", []), default=d.get("default")
         )

@@ -60,3 +60,14 @@ class AskScreen(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+def leave_edits(screen, changed: bool, leave, what: str = "your changes") -> None:
+    """`leave` at once when nothing was changed; else after a yes to discarding them (n or escape
+    goes back to the editor, the text as it was left)."""
+    if not changed:
+        leave()
+        return
+    screen.app.push_screen(
+        AskScreen(f"Discard {what}? [y] throws them away, [n] goes back to them."), lambda yes: leave() if yes else None
+    )

@@ -15,6 +15,7 @@ from textual.widgets import Footer, Static, TextArea
 
 from ..engine.gates import parse_search
 from ..tomlfile import dumps
+from .confirm import leave_edits
 from .cuda_syntax import CudaArea
 
 
@@ -75,7 +76,7 @@ class TextEditScreen(ModalScreen[str | None]):
         self.dismiss(text)
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        leave_edits(self, self.query_one("#edit-text", TextArea).text != self.text, lambda: self.dismiss(None))
 
 
 def tune_params_text(tune_params: dict) -> str:
@@ -90,19 +91,21 @@ class KernelEditScreen(ModalScreen[dict | None]):
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Use this kernel", id="editor.save", priority=True),
+        Binding("f6", "other_area", "Code/parameters", id="editor.other", priority=True),  # tab indents in both
         Binding("escape", "cancel", "Cancel", id="editor.cancel", priority=True),
     ]
 
     def __init__(self, code: str, tune_params: dict, restrictions: list[str]) -> None:
         super().__init__()
         self.code, self.tune_params, self.restrictions = code, tune_params, restrictions
+        self.params_text = tune_params_text(tune_params) + dumps({"restrict": restrictions})
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="editor"):
             yield Static(
                 Text.assemble(
                     ("Edit the kernel", "bold"),
-                    ("  (tab indents; ctrl+s uses it, escape cancels; click the parameters below to edit them)", "dim"),
+                    ("  (tab indents; ctrl+s uses it, escape cancels; f6 or a click goes to the parameters)", "dim"),
                     no_wrap=True,
                     overflow="ellipsis",
                 )
@@ -112,8 +115,7 @@ class KernelEditScreen(ModalScreen[dict | None]):
                 Text('Tunable parameters (name = [values]) and restrictions (restrict = ["..."])', no_wrap=True),
                 classes="edit-label",
             )
-            text = tune_params_text(self.tune_params) + dumps({"restrict": self.restrictions})
-            yield _area(text, "toml", "edit-params")
+            yield _area(self.params_text, "toml", "edit-params")
             yield Static(id="edit-error")
         yield Footer()
 
@@ -137,8 +139,16 @@ class KernelEditScreen(ModalScreen[dict | None]):
             {"code": self.query_one("#edit-code", TextArea).text, "tune_params": data, "restrictions": restrictions}
         )
 
+    def action_other_area(self) -> None:
+        code = self.query_one("#edit-code", TextArea)
+        (self.query_one("#edit-params", TextArea) if code.has_focus else code).focus()
+
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        changed = (self.query_one("#edit-code", TextArea).text, self.query_one("#edit-params", TextArea).text) != (
+            self.code,
+            self.params_text,
+        )
+        leave_edits(self, changed, lambda: self.dismiss(None), "your changes to the kernel")
 
 
 def search_problem(text: str) -> str | None:

@@ -15,6 +15,7 @@ from ..errors import UserError
 from ..export import export_session
 from ..files import file_stem
 from ..store import SessionStore, Store
+from ..words import counted
 from .confirm import Scroll
 
 
@@ -73,7 +74,7 @@ class ExportScreen(ModalScreen[None]):
             text = Text(f"export failed: {type(e).__name__}: {e}", style="red")
         else:
             self.written, done = out["files"], True
-            text = Text(f"Wrote {len(out['files'])} files:\n" + "\n".join(out["files"]), style="green")
+            text = Text(f"Wrote {counted(len(out['files']), 'file')}:\n" + "\n".join(out["files"]), style="green")
             if out["not_written"]:
                 text.append("\nNot written:\n" + "\n".join(out["not_written"]), style="yellow")
         self.app.call_from_thread(self._show, text, done)

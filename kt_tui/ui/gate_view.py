@@ -4,6 +4,7 @@ its editor. One registration per gate kind (engine/gates.py): `view_for` finds i
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -16,6 +17,7 @@ from textual.widgets import DataTable, RichLog
 
 from ..engine import gates as g
 from ..engine.gates import Gate
+from ..words import counted
 from .confirm import MOVE_KEYS, SCROLL_KEYS
 from .keys import CHOICE_IDS, choice_key
 
@@ -138,15 +140,15 @@ def _sweep(gate: g.SweepGate, text: Text, keys: dict, simulated: bool) -> None:
     if gate.sizes is not None:  # the sweep's gate: counted after restrictions (engine/strategies/sweep.py space_counts)
         # how the count is known (search/lazy.py's FEWER, ABOUT; not imported: it loads numpy)
         about = next((f"{how} " for how in ("fewer than about", "about") if gate.sizes.startswith(f"{how} ")), "")
-        if gate.sizes.endswith("configurations before restrictions"):  # not counted after them
+        if re.search(r"^\S+ configurations? before restrictions$", gate.sizes):  # not counted after them
             which = " (before restrictions)"
         else:
             which = f" ({gate.total_before} before restrictions)"
-        text.append(f"{gate.done} of {about}{gate.total} configurations{which} measured so far.\n")
+        text.append(f"{gate.done} of {about}{counted(gate.total, 'configuration')}{which} measured so far.\n")
     else:  # a strategy's start gate: the product of the parameters' values
-        text.append(f"{gate.done} of {gate.total} configurations (before restrictions) measured so far.\n")
+        text.append(f"{gate.done} of {counted(gate.total, 'configuration')} (before restrictions) measured so far.\n")
     budget = [
-        f"{gate.max_configs} configurations" if gate.max_configs else "",
+        counted(gate.max_configs, "configuration") if gate.max_configs else "",
         f"{gate.time_limit_s:g} s" if gate.time_limit_s else "",
     ]
     text.append(
@@ -228,7 +230,8 @@ def _kernel(gate: g.KernelGate, text: Text, keys: dict, simulated: bool) -> None
         text.append(gate.manual + "\n", style="bold yellow")
     flags = gate.flags
     text.append(
-        f"{len(flags)} safety flag(s). " if flags else "No safety flags. ", style="bold red" if flags else "green"
+        f"{counted(len(flags), 'safety flag')}. " if flags else "No safety flags. ",
+        style="bold red" if flags else "green",
     )
     comp = gate.compile
     ok = comp.get("ok")
@@ -320,7 +323,7 @@ def _space(gate: g.SpaceGate, text: Text, keys: dict, simulated: bool) -> None:
         old, new = gate.before.get(name), gate.after.get(name)
         if old != new:
             text.append(f"  {name}: {old if old is not None else '(new)'} -> {new if new is not None else '(gone)'}\n")
-    text.append(f"Space: {gate.size_before} -> {gate.size_after} configurations.\n", style="bold")
+    text.append(f"Space: {gate.size_before} -> {counted(gate.size_after, 'configuration')}.\n", style="bold")
     for p in gate.problems:
         text.append(f"  not applied: {p}\n", style="yellow")
 
@@ -478,15 +481,37 @@ class PlanView(DataTable):
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
+        self.steps: list[dict] = []
         self.add_columns("step", "title", "state", "why / result")
 
     def show(self, steps: list[dict]) -> None:
-        self.clear()
+        """The steps, each whole: the title and the why wrap in columns sized to the width (at 80
+        columns a step's reason would otherwise sit past the right edge)."""
+        self.steps, row = steps, self.cursor_row
+        self.clear(columns=True)
+        room = (self.size.width or self.app.size.width) - 2  # the scroll bar
+        ids = max([4, *(len(s["id"]) for s in steps)])
+        states = max([5, *(len(s["state"] or "") for s in steps)])
+        left = max(room - ids - states - 8, 24)  # each column's padding: one cell either side
+        longest = max([5, *(len(s["title"] or "") for s in steps)])
+        why = max([12, *(len((s["reason"] or "")[:300]) for s in steps)])
+        title = min(longest, max(12, left * 2 // 5, left - why))  # the room the whys leave, at least 2/5
+        self.add_column("step")
+        self.add_column("title", width=title)
+        self.add_column("state")
+        self.add_column("why / result", width=left - title)
         for s in steps:
             self.add_row(
                 s["id"],
                 Text(s["title"] or ""),
                 Text(s["state"] or "", style=STEP_STYLE.get(s["state"], "")),
-                Text((s["reason"] or "")[:100]),
+                Text((s["reason"] or "")[:300]),
                 key=s["id"],
+                height=None,
             )
+        if steps:
+            self.move_cursor(row=min(row, len(steps) - 1), animate=False)
+
+    def on_resize(self) -> None:
+        if self.steps:
+            self.show(self.steps)

@@ -83,11 +83,18 @@ def choice_key(keys: dict[str, str], choice: str) -> str:
 
 
 def help_text(
-    bindings, keymap: dict, gate=None, answers: dict[str, str] | None = None, here=None, session: bool = True
+    bindings,
+    keymap: dict,
+    gate=None,
+    answers: dict[str, str] | None = None,
+    here=None,
+    session: bool = True,
+    panel_at: str = "top right",
 ) -> Text:
     """The help page of one view: with a gate open it starts with that gate's keys (answers: choice
     -> the name the panel and footer give it, gate_view.answers), then the keys of the widget that
-    has the focus (here: its name and bindings), then `bindings`: the view's keys that apply now."""
+    has the focus (here: its name and bindings), then `bindings`: the view's keys that apply now.
+    panel_at: where the gate's panel is as the screen is laid out now."""
     text = Text()
     if gate is not None:
         text.append(f"This gate: {gate.title}\n", "bold")
@@ -101,7 +108,7 @@ def help_text(
             Text.assemble(
                 ("How a session goes\n", "bold"),
                 "The engine stops at gates: it proposes, you decide. Nothing runs on the GPU and no "
-                "kernel is kept until you approve. The panel at the top right says what is proposed "
+                f"kernel is kept until you approve. The panel at the {panel_at} says what is proposed "
                 "and which keys answer it.\n\n",
                 ("Gates\n", "bold"),
             )

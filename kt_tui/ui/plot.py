@@ -6,6 +6,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ..words import plural
+
 _DOTS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))  # braille bit per (row, column) in a cell
 
 
@@ -136,7 +138,9 @@ class TuningPlot(Static):
 
     def redraw(self) -> None:
         if self.reading is not None:
-            self.update(Text(f"loading the plot of {self.reading:,} stored results…", style="dim"))
+            self.update(
+                Text(f"loading the plot of {self.reading:,} stored {plural(self.reading, 'result')}…", style="dim")
+            )
             return
         width = max(self.size.width, 20)
         if not self.times:

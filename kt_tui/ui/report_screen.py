@@ -11,6 +11,7 @@ from textual.widgets import Footer, Static
 
 from ..engine.gates import KernelGate
 from ..engine.kernel_step import candidate
+from ..words import counted
 from .confirm import Scroll
 
 
@@ -42,7 +43,7 @@ def report_title(report: dict) -> tuple[str, str]:
     if report["ok"]:
         return f"{report['tool']}: no errors ({report['seconds']:.1f} s at {report['sizes']})", "green"
     why = f" - {report['reason']}" if report["reason"] else ""
-    return f"{report['tool']}: {report['errors']} error(s){why}", "red"
+    return f"{report['tool']}: {counted(report['errors'], 'error')}{why}", "red"
 
 
 def start_sanitizer(screen, tool: str) -> None:

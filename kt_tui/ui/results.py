@@ -488,7 +488,8 @@ class ResultsTable(DataTable):
 
     def keep_order(self) -> None:
         """Rows as the status bar says: fastest first (failures last), or the sort chosen; the
-        candidate of an accept gate first. Rows move; the cursor stays on its row."""
+        candidate of an accept gate first. Rows move; the cursor stays on its row, or on the first
+        row when it was there (the view stays on the fastest)."""
         if self.sort_index:
             self.sort_by(self.sort_index, self.sort_reverse)
             return
@@ -503,10 +504,13 @@ class ResultsTable(DataTable):
         if keys == self._row_keys():
             return
         at = self.coordinate_to_cell_key(self.cursor_coordinate).row_key if self.row_count else None
+        top = self.cursor_row == 0  # on the fastest: it stays there, on whichever row is fastest now
         self._row_locations = TwoWayDict({RowKey(k): i for i, k in enumerate(keys)})
         self._update_count += 1
         self.refresh()
-        if at is not None and at.value in self.rows:
+        if top and self.row_count:
+            self._highlight_row(0)  # the row under the cursor changed: its detail line follows
+        elif at is not None and at.value in self.rows:
             self.move_cursor(row=self.get_row_index(at), scroll=False)
 
     def _rebuild(self, order: list[str]) -> None:

@@ -150,6 +150,9 @@ def show_help(screen) -> None:
                 gate,
                 answers(gate) if gate else None,
                 here=(focused.HELP_NAME, focused.BINDINGS) if focused and hasattr(focused, "HELP_NAME") else None,
+                panel_at="top right"
+                if screen.query_one("#left").display
+                else "top",  # the source pane beside it or not
             )
         )
     )

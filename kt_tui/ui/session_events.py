@@ -15,6 +15,7 @@ from rich.text import Text
 from ..engine.edits import edit_diff
 from ..engine.strength import why_nothing_checked
 from ..engine.verdict import NOT_MEASURED
+from ..words import counted
 from .session_panes import show_kernel_view, show_profile
 from .session_stored import add_versions, best_version, plot
 
@@ -157,7 +158,10 @@ def _llm_done(screen, e: ev.LlmDone) -> None:
         log.write(screen.llm_line)
         screen.llm_line = ""
     log.write(
-        Text(f"--- {e.key} answered" + (f" after {e.repairs} repair(s)" if e.repairs else "") + " ---", style="dim")
+        Text(
+            f"--- {e.key} answered" + (f" after {counted(e.repairs, 'repair')}" if e.repairs else "") + " ---",
+            style="dim",
+        )
     )
 
 

@@ -5,12 +5,19 @@ or as the width has it) and the Profile tab with the table's %peak column."""
 from __future__ import annotations
 
 from rich.console import RenderableType
+from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
 from . import prefs
 from .confirm import Scroll
 from .widgets import GatePanel, ResultsTable, SourceView
+
+LLM_TAB = (
+    "Each LLM call of this session shows here as it is made: what was asked, the reply as it streams in, and why "
+    "an attempt failed. A strategy that asks the LLM nothing (sweep) or a session with no LLM connected leaves it "
+    "at this line."
+)
 
 # Imported where used: the LLM log (Textual's RichLog), the plan's and the profile's views, which the
 # first frame does without.
@@ -34,7 +41,9 @@ async def fill_tabs(screen) -> None:
             )
         )
     )
-    await panes[2].mount(LlmLog(id="llm-log", wrap=True, markup=False))
+    log = LlmLog(id="llm-log", wrap=True, markup=False)
+    await panes[2].mount(log)
+    log.write(Text(LLM_TAB, style="dim"))
     await panes[3].mount(ProfileView(id="profile"))
     show_profile(screen)
     if screen.steps:

@@ -379,7 +379,8 @@ class SessionScreen(Screen[None]):
         self.query_one(StatusBar).update(status_text(self))
 
     def _show_progress(self) -> None:
-        self.query_one(ProgressLine).update(progress_text(self))
+        line = self.query_one(ProgressLine)
+        line.update(progress_text(self, line.content_region.width or self.app.size.width))
         self._show_status()
 
     def _pause_clock(self, on: bool) -> None:

@@ -12,6 +12,7 @@ from textual.message import Message
 
 from ..engine.strength import vacuous_why
 from ..records import Result, config_key, trusted
+from ..words import counted, plural
 from .plot import TuningPlot
 from .results import short_label
 from .session_panes import show_source
@@ -38,7 +39,7 @@ def param_names(spec_json: str) -> list[str]:
 
 def call_lines(c: dict) -> list[Text | str]:
     """One stored LLM call as the LLM tab shows it: what was asked, what came back or went wrong."""
-    tokens = f", {c['tokens_in'] or 0} tokens in, {c['tokens_out'] or 0} out" if c.get("tokens_in") else ""
+    tokens = f", {counted(c['tokens_in'] or 0, 'token')} in, {c['tokens_out'] or 0} out" if c.get("tokens_in") else ""
     took = f", {c['latency_s']:.1f} s" if c.get("latency_s") else ""
     attempt = f"attempt {c.get('attempt') or 1}: {c.get('state') or '?'}"
     head = f"--- {c['key']} ({c['purpose']}), {attempt}{tokens}{took} ---"
@@ -54,7 +55,10 @@ def call_lines(c: dict) -> list[Text | str]:
     if isinstance(asked, str) and asked:
         more = len(asked) - PROMPT_SHOWN
         out.append(
-            Text("asked: " + asked[:PROMPT_SHOWN] + (f"… ({more} more characters)" if more > 0 else ""), style="dim")
+            Text(
+                "asked: " + asked[:PROMPT_SHOWN] + (f"… ({more} more {plural(more, 'character')})" if more > 0 else ""),
+                style="dim",
+            )
         )
     if c.get("reply"):
         out.append(str(c["reply"]))

@@ -20,7 +20,8 @@ from ..errors import UserError
 from ..kernel.draft import draft_spec
 from ..kernel.source import Kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, parse_spec
-from .confirm import Choices
+from ..words import counted
+from .confirm import Choices, leave_edits
 from .cuda_syntax import CudaArea
 from .editors import set_language
 from .spec_draft import SpecDraftGate
@@ -46,7 +47,9 @@ class KernelPickScreen(Screen[str]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"{self.path} has {len(self.kernels)} kernels. Which one do you want to tune?", id="pick-title")
+        yield Static(
+            f"{self.path} has {counted(len(self.kernels), 'kernel')}. Which one do you want to tune?", id="pick-title"
+        )
         yield Choices(
             *[
                 Option(f"{k.name}({', '.join(p.name for p in k.params)})  line {k.line}", id=k.name)
@@ -196,4 +199,9 @@ class SpecEditScreen(Screen[Spec]):
         self.dismiss(spec)
 
     def action_cancel(self) -> None:
-        self.app.exit(return_code=1, message="spec not saved; nothing was run")
+        leave_edits(
+            self,
+            self.query_one("#spec-text", TextArea).text != self.text,
+            lambda: self.app.exit(return_code=1, message="spec not saved; nothing was run"),
+            "your changes to the spec",
+        )

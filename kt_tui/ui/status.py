@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.widgets import Input, Static
 
 from ..engine.verdict import UNMEASURED, waits_for_gpu
+from ..words import counted
 
 STATE_STYLE = {
     "RUNNING": "bold black on green",
@@ -52,8 +53,8 @@ def run_progress(screen) -> str:
         return ""
     label = screen.table.labels.get(run.get("version"), "this run")
     if run.get("state") == "not measured":
-        return f"{label} {run.get('kind') or 'run'}: not measured (no GPU), {run['total']} configurations"
-    text = f"{label} {run.get('kind') or 'run'}: {run['done']} of {run['total']} configurations"
+        return f"{label} {run.get('kind') or 'run'}: not measured (no GPU), {counted(run['total'], 'configuration')}"
+    text = f"{label} {run.get('kind') or 'run'}: {run['done']} of {counted(run['total'], 'configuration')}"
     if run.get("known"):
         text += f" ({run['known']} measured before)"
     if run.get("budget"):
@@ -77,13 +78,14 @@ def status_text(screen) -> Text:
     table = screen.table
     parts.append(f"sort {table.sort_label}" if table.sort_label else "fastest first")
     if table.filter_text:
-        parts.append(f"filter “{table.filter_text}”: {len(table.rows)} rows")
+        parts.append(f"filter “{table.filter_text}”: {counted(len(table.rows), 'row')}")
     text.append(" " + " · ".join(parts))
     return text
 
 
-def progress_text(screen) -> str:
-    """The Results tab's line: measured of planned, elapsed (paused time left out), the best."""
+def progress_text(screen, width: int = 10**6) -> str:
+    """The Results tab's line: measured of planned, elapsed (paused time left out), the best. Where
+    it is wider than `width`, the run's progress goes last: the status bar says it too."""
     table = screen.table
     parts = [f"{table.total} measured"]
     run = screen.run_info
@@ -103,7 +105,10 @@ def progress_text(screen) -> str:
         parts.append(f"PAUSED ({screen.keys['pause']} resumes)")
     elif screen.current and screen.state == "running":
         parts.append(f"running {screen.current['key']}")
-    return "  ·  ".join(parts)
+    text = "  ·  ".join(parts)
+    if run.get("total") and len(parts) > 1 and len(text) > width:  # the status bar says the run's progress too
+        text = "  ·  ".join([*parts[1:], parts[0]])
+    return text
 
 
 def panel_text(screen) -> RenderableType:

@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
 from ..kernel.syntax import highlights
+from ..words import counted
 from .results import STATUS_STYLE, ResultsTable  # noqa: F401 - the screen imports its parts from here
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ class SpecSummary(Static):
             t.add_row(Text(f"tune {k}"), Text(", ".join(map(str, v)) + f"  (original {spec.baseline_params()[k]})"))
         for r in spec.restrictions:
             t.add_row("restrict", Text(r))
-        t.add_row("space", f"{spec.space_size()} configurations before restrictions")
+        t.add_row("space", f"{counted(spec.space_size(), 'configuration')} before restrictions")
         if spec.verify == "none":
             t.add_row(Text("verify", "bold red"), Text(f"UNVERIFIED: none ({spec.verify_reason})", "bold red"))
         elif spec.verify != "elementwise":
@@ -153,8 +154,9 @@ class GatePanel(Static, can_focus=True):
 
 class Banner(Widget):
     """One line: the backend first (the GPU, and SIMULATED for a replay), the kernel, the session
-    and its state, the strategy. Where it does not fit, what follows the GPU's name goes first (a
-    recording's date), then the kernel, then the strategy: the session id and state stay."""
+    and its state, the strategy. Where it does not fit, the least needed part goes first: what
+    follows the GPU's name (a recording's date), then the strategy, then the words around the GPU's
+    name and the session, then the session id; the kernel's name stays, cut in its middle at last."""
 
     sid: reactive[str | None] = reactive(None)
     strategy: reactive[str] = reactive("")
@@ -168,27 +170,47 @@ class Banner(Widget):
 
     def render(self) -> Text:
         choice = self.choice
+        sim = bool(choice and choice.simulated)
         if choice is None:
             badge, style = ("no backend" if self.problem else "choosing a backend…"), "bold"
         elif choice.simulated:
             badge, style = f"SIMULATED replay · {choice.gpu}", "bold black on yellow"
         else:
             badge, style = choice.label(), "bold"
-        session = f" session {self.sid or '(new)'}" + (f" · {self.state}" if self.state else "") + " "
-        kernel: tuple[str, str] = (f" {self.kernel_label} ", "bold")
-        strategy = f" strategy: {self.strategy}"
         short = badge.split(" (")[0]  # the GPU's name without its recording date, the label without its aside
-        shown: tuple[list[str | tuple[str, str]], ...] = (
-            [(f" {badge} ", style), kernel, session, strategy],
-            [(f" {short} ", style), kernel, session, strategy],
-            [(f" {short} ", style), session, strategy],
-            [(f" {short} ", style), session],
+        tight = short.replace("SIMULATED replay · ", "SIMULATED · ") if sim else short
+        state = f" · {self.state}" if self.state else ""
+        session = f" session {self.sid or '(new)'}{state} "
+        strategy = f" strategy: {self.strategy}" if self.strategy else ""
+        shown = (
+            (badge, session, strategy),
+            (short, session, strategy),
+            (short, session, ""),
+            (tight, f" {self.sid or 'new'}{state} ", ""),
+            (tight, f" {self.state} " if self.state else "", ""),
         )
-        for parts in shown:
-            text = Text.assemble(*parts, no_wrap=True, overflow="ellipsis")
-            if text.cell_len <= (self.size.width or text.cell_len):
+        room = self.size.width or 10**6
+        for gpu, sess, strat in shown:
+            text = self._line(gpu, style, self.kernel_label, sess, strat)
+            if text.cell_len <= room:
                 return text
-        return text
+        # the kernel's name stays whatever the width: cut in its middle, its start and end kept
+        left = room - (text.cell_len - len(self.kernel_label))
+        return self._line(tight, style, middle_cut(self.kernel_label, max(left, 5)), sess, "")
+
+    @staticmethod
+    def _line(gpu: str, style: str, kernel: str, session: str, strategy: str) -> Text:
+        return Text.assemble(
+            (f" {gpu} ", style), (f" {kernel} ", "bold"), session, strategy, no_wrap=True, overflow="ellipsis"
+        )
+
+
+def middle_cut(name: str, width: int) -> str:
+    """name in at most width cells, its middle replaced by an ellipsis (a file's extension stays)."""
+    if len(name) <= width:
+        return name
+    tail = (width - 1) // 2
+    return name[: width - 1 - tail] + "…" + (name[-tail:] if tail else "")
 
 
 class RowDetail(Static):

@@ -13,6 +13,7 @@ import pytest
 from kt_tui.cli import main
 
 from ..conftest import EXAMPLES
+from ..helpers import run_cli
 
 DB = "/proc/kt-tui-no-such.db"
 
@@ -58,3 +59,28 @@ def test_listing_a_database_that_does_not_exist_makes_nothing(capsys, tmp_path):
     assert main(["sessions", "--json", "--db", str(db)]) == 0
     assert json.loads(capsys.readouterr().out) == []
     assert not (tmp_path / "typo").exists()  # a mistyped --db leaves no folder or database behind
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["sessions"], ["resume"], ["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--backend", "none"]],
+    ids=["sessions", "resume", "run"],
+)
+def test_a_database_under_a_file_is_bad_input_naming_that_file(capsys, tmp_path, argv):
+    (tmp_path / "notes.txt").write_text("a file, not a folder\n")
+    db = tmp_path / "notes.txt" / "sessions.db"
+    assert main([*argv, "--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(db) in err[0], err
+    assert f"{tmp_path / 'notes.txt'} is a file, not a folder" in err[0] and "Errno" not in err[0], err
+
+
+def test_an_export_folder_under_a_file_names_that_file(capsys, tmp_path):
+    (tmp_path / "notes.txt").write_text("a file, not a folder\n")
+    code, done = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
+    assert code == 0 and isinstance(done, dict)
+    sid = done["session"]
+    out = tmp_path / "notes.txt" / "export"
+    assert main(["export", sid, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(out) in err[0] and f"{tmp_path / 'notes.txt'} is a file, not a folder" in err[0], err

@@ -69,7 +69,7 @@ def test_a_vacuous_verdict_that_comes_after_the_sweep_started_still_calls_nothin
 
 
 def test_an_original_out_of_bounds_is_said_as_that_when_its_baseline_failed_first(hermetic):
-    why = "the original kernel accesses memory out of bounds at n=37 (2 error(s) under memcheck): `a`[40] ..."
+    why = "the original kernel accesses memory out of bounds at n=37 (2 errors under memcheck): `a`[40] ..."
     refused = {"state": "unsafe", "why": why, "refused": why, "fixes": []}
     store, sid, gpu, engine = _session(hermetic, refused, capture=False)  # the baseline gives no reference
     gpu.release.set()
@@ -79,7 +79,7 @@ def test_an_original_out_of_bounds_is_said_as_that_when_its_baseline_failed_firs
 
 
 def test_an_original_refused_after_the_sweep_started_leaves_no_best_and_nothing_verified(hermetic):
-    why = "the original kernel accesses memory out of bounds at n=37 (2 error(s) under memcheck): `a`[40] ..."
+    why = "the original kernel accesses memory out of bounds at n=37 (2 errors under memcheck): `a`[40] ..."
     store, sid, gpu, engine = _session(hermetic, {"state": "unsafe", "why": why, "refused": why, "fixes": []})
     with pytest.raises(CheckRefused, match="out of bounds at n=37"):
         engine.run(sweep)

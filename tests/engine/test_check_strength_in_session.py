@@ -76,7 +76,7 @@ def test_outputs_found_by_running_are_flagged_with_the_fix(hermetic):
 
 
 def test_out_of_bounds_refuses_the_session_before_the_baseline(hermetic):
-    why = "the original kernel accesses memory out of bounds at n=37 (2 error(s) under memcheck): `a`[40] ..."
+    why = "the original kernel accesses memory out of bounds at n=37 (2 errors under memcheck): `a`[40] ..."
     store, sid, gpu, engine, _ = _run(hermetic, {"state": "unsafe", "why": why, "refused": why, "fixes": []})
     with pytest.raises(CheckRefused, match="out of bounds at n=37"):
         engine.run(sweep)
@@ -87,7 +87,7 @@ def test_out_of_bounds_refuses_the_session_before_the_baseline(hermetic):
 def test_a_parameter_that_changes_the_outputs_is_refused_without_a_reference_kernel(hermetic):
     state = strength.verdict([], [], changed=["c"], result_params={"filter": "at filter=5 `c` differs"})
     store, sid, gpu, engine, _ = _run(hermetic, state)
-    with pytest.raises(CheckRefused, match=r"filter change the original's outputs .*\[reference\] kernel"):
+    with pytest.raises(CheckRefused, match=r"tuning filter changes the original's outputs .*\[reference\] kernel"):
         engine.run(sweep)
 
 

@@ -168,7 +168,7 @@ def test_a_plugins_own_gate_class_gets_its_bases_view():
         pass
 
     gate = Baseline(key="b:1", title="Measure once?", version="v0", total=1)
-    assert gate_view.view_for(gate) is gate_view.VIEWS[g.SweepGate] and "1 configurations" in shown(gate)
+    assert gate_view.view_for(gate) is gate_view.VIEWS[g.SweepGate] and "1 configuration " in shown(gate)
 
 
 def _emitted_names() -> set[str]:

@@ -157,7 +157,7 @@ def test_spec_check_says_the_score_what_survives_and_blames_the_spec(monkeypatch
     state = {**_state(), "notes": [], "seconds": 7.5}
     monkeypatch.setattr(spec_cmd.checkrun, "check_strength", lambda *a, **k: state)
     said = spec_cmd.test_check(SimpleNamespace(backend=None), kf, spec)
-    assert said.startswith("; check tested on pycuda in 7.5 s: memcheck clean at 2 size(s)")
+    assert said.startswith("; check tested on pycuda in 7.5 s: memcheck clean at 2 sizes")
     assert f"; {LINE} (with stronger inputs: a second seed)" in said
     assert "; stronger inputs a second seed: kept, kills m07" in said
     assert "; a kernel with line 3:11: `<` -> `<=` in `if (i < n)` would pass this check" in said

@@ -72,7 +72,7 @@ def test_an_original_the_check_refused_gives_no_best_to_json_or_the_export(herme
 
     from .test_check_beside import _session
 
-    why = "the original kernel accesses memory out of bounds at n=37 (2 error(s) under memcheck): `a`[40] ..."
+    why = "the original kernel accesses memory out of bounds at n=37 (2 errors under memcheck): `a`[40] ..."
     store, sid, _, engine = _session(hermetic, {"state": "unsafe", "why": why, "refused": why, "fixes": []})
     with pytest.raises(CheckRefused):
         engine.run(sweep)

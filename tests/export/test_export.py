@@ -123,7 +123,7 @@ def test_export_writes_every_file(capsys, db, tmp_path):
         "**approve** by policy",
         "```diff",
         "## Tuning runs",
-        "LLM: 1 calls (0 failed) to scripted-model",
+        "LLM: 1 call (0 failed) to scripted-model",
         "recommended: accept",
     ):
         assert wanted in md
@@ -167,7 +167,7 @@ def test_bad_export_inputs_exit_2(capsys, db, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     code, out = run_cli(capsys, "export", "--out", blocker / "sub", "--json")
-    assert code == 2 and "--out" in out["error"] and "cannot write there" in out["error"]
+    assert code == 2 and "--out" in out["error"] and f"{blocker} is a file, not a folder" in out["error"]
     db.create_session(kernel_path="k.cu", kernel_name="k", strategy="sweep")
     code, out = run_cli(capsys, "export", "--out", tmp_path / "x", "--json")
     assert code == 2 and "no accepted best kernel yet" in out["error"]

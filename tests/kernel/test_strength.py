@@ -226,7 +226,7 @@ def test_out_of_bounds_names_the_argument_the_size_and_the_index():
     report = SanitizeReport("memcheck", False, 1490, text=MEMCHECK)
     text = memcheck.oob_text(report, s, {"n": 1024}, "n=1024")
     # `out` (int32) and `cx` (float32) both hold 4,096 bytes at n=1024: both named, index 1028
-    assert "at n=1024" in text and "1490 error(s)" in text
+    assert "at n=1024" in text and "1490 errors" in text
     assert "`out`[1028] (1024 elements long) or `cx`[1028] (1024 elements long)" in text and "kernel.cu:7" in text
 
     def oob(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
@@ -322,7 +322,7 @@ def test_spec_check_out_of_bounds_exits_2_naming_the_argument(checked, capsys):
     code, out, err = checked(
         capsys,
         raises=checkrun.OutOfBounds(
-            "the original kernel accesses memory out of bounds at n=349525 (3 error(s) under memcheck): `a`[349526] ..."
+            "the original kernel accesses memory out of bounds at n=349525 (3 errors under memcheck): `a`[349526] ..."
         ),
     )
     assert code == 2 and "spec ok" not in out and "out of bounds at n=349525" in err and "`a`[349526]" in err

@@ -104,7 +104,7 @@ def test_unknown_parameter_names_in_configs_are_not_answers(capsys, one_attempt)
             "--model",
             MODEL,
         )
-    assert code == 1 and "unknown parameter(s) param_a, param_b" in out["error"]
+    assert code == 1 and "unknown parameters param_a, param_b" in out["error"]
 
 
 def test_resume_after_a_reply_that_failed_its_format_asks_the_llm_again(capsys, one_attempt):

@@ -9,6 +9,7 @@ from collections.abc import Generator
 from pydantic import Field
 
 from ...llm.schemas import Breakdown, KernelRewrite, Plan, StepVerdict
+from ...words import counted
 from ..context import Gates, StrategyContext
 from ..gates import Decision, Gate, PlanGate, StepGate
 from ..manual import NO_VERDICT, PLAN_NOTE, manual_rewrite
@@ -81,7 +82,7 @@ def autonomous(engine: StrategyContext) -> Gates:
                 subs = [(f"{step_id}.{i + 1}", p.title, p.description) for i, p in enumerate(parts.steps)]
                 for sid_, t, d in subs:
                     engine.set_step(sid_, title=t, description=d, state="proposed", parent=step_id)
-                engine.set_step(step_id, state="skipped", reason=f"broken down into {len(subs)} steps")
+                engine.set_step(step_id, state="skipped", reason=f"broken down into {counted(len(subs), 'step')}")
                 steps[:0] = subs
                 continue
         rewrite = yield from engine.ask(
@@ -108,7 +109,7 @@ def _review_plan(
         return []
     proposed = [(p.title, p.description) for p in plan.steps] if plan else []
     prefix = "" if key == "plan" else key.split(":")[1] + "-"
-    title = "Write the plan (manual mode, no LLM)" if manual else f"The LLM proposes {len(proposed)} steps"
+    title = "Write the plan (manual mode, no LLM)" if manual else f"The LLM proposes {counted(len(proposed), 'step')}"
     block = engine.prompt_context()["performance"]  # what the prompts were told: seen and edited here
     gate = PlanGate(
         key=key,

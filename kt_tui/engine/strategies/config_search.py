@@ -22,6 +22,7 @@ from ...llm.schemas import ConfigBatch, SpaceEdit
 from ...records import Result
 from ...search import space
 from ...search.space import SpaceError, apply_edit, check_configs, config_key, render, space_size
+from ...words import counted, plural
 from ..context import Gates, StrategyContext
 from ..gates import ConfigsGate, Decision, Gate, SpaceGate, SweepGate
 from ..kernel_step import spec_text
@@ -98,11 +99,11 @@ def config_search(engine: StrategyContext) -> Gates:
         gained = engine.best_ms is not None and (before is None or engine.best_ms < before * (1 - GAIN))
         since_gain = 0 if gained else since_gain + 1
         if budget and len(engine.known(vid)) >= budget:
-            engine.emit("note", text=f"config-search: the budget of {budget} configurations is spent")
+            engine.emit("note", text=f"config-search: the budget of {counted(budget, 'configuration')} is spent")
             return
         if since_gain >= int(opts.get("plateau_rounds", 2)):
             if not opts.get("space_edits", True) or edits >= 1:
-                engine.emit("note", text=f"config-search: no gain in {since_gain} rounds; stopping")
+                engine.emit("note", text=f"config-search: no gain in {counted(since_gain, 'round')}; stopping")
                 return
             edits += 1
             reply = yield from engine.ask(f"space:{r}", "edit_space", SpaceEdit, **values)
@@ -127,7 +128,7 @@ def _review_batch(
         key = f"batch:{r}" + (f":{attempt}" if attempt > 1 else "")
         gate = ConfigsGate(
             key=key,
-            title=f"Round {r}: benchmark {len(valid)} configuration(s) the LLM proposes ({len(invalid)} dropped)?",
+            title=f"Round {r}: benchmark {counted(len(valid), 'configuration')} the LLM proposes ({len(invalid)} dropped)?",
             round=r,
             configs=valid,
             reasoning=batch.reasoning,
@@ -154,7 +155,9 @@ def _unknown_names(spec: Spec, configs: list[Any]) -> list[str]:
     unknown = sorted({str(k) for c in configs if isinstance(c, dict) for k in c} - set(spec.tune_params))
     if not unknown:
         return []
-    return [f"configs: unknown parameter(s) {', '.join(unknown)} (the kernel's are {', '.join(spec.tune_params)})"]
+    return [
+        f"configs: unknown {plural(len(unknown), 'parameter')} {', '.join(unknown)} (the kernel's are {', '.join(spec.tune_params)})"
+    ]
 
 
 def _checked(
@@ -186,7 +189,7 @@ def _review_space(
     before, after = space_size(spec), space_size(new)
     decision = yield SpaceGate(
         key=f"space:{r}",
-        title=f"Change the search space ({before} -> {after} configurations)?",
+        title=f"Change the search space ({before} -> {counted(after, 'configuration')})?",
         before=spec.tune_params,
         after=new.tune_params,
         size_before=before,

@@ -14,6 +14,7 @@ from pydantic import Field
 
 from ...llm.prompts import rewrite_messages
 from ...llm.schemas import KernelRewrite, StepVerdict
+from ...words import counted
 from ..context import Gates, StrategyContext
 from ..gates import StepGate
 from ..manual import NO_VERDICT, manual_rewrite
@@ -33,7 +34,7 @@ class Options(AcceptOptions):
 
 def explicit(engine: StrategyContext) -> Gates:
     where, steps = _steps(engine)
-    yield from start(engine, f"go through the {len(steps)} steps of {where}")
+    yield from start(engine, f"go through the {counted(len(steps), 'step')} of {where}")
     known = {s["id"] for s in engine.steps()}
     for step in steps:
         if step.id not in known:

@@ -11,6 +11,7 @@ from typing import Any
 from ...kernel.spec import Spec
 from ...search.space import EXACT, FEWER, SpaceError, space_sizes, unrestricted_size
 from ...tomlfile import dumps, literal
+from ...words import counted
 from ..context import Gates, StrategyContext
 from ..gates import SEARCH_KEYS, SweepGate, parse_search  # noqa: F401 - parse_search: older imports
 from .common import SearchOptions, declare
@@ -29,9 +30,9 @@ def space_counts(spec: Spec) -> tuple[int, int, str]:
         before, after, how = space_sizes(spec)
     except SpaceError:
         before = after = unrestricted_size(spec)
-        return before, after, f"{before} configurations before restrictions"
+        return before, after, f"{counted(before, 'configuration')} before restrictions"
     # both counts always, so that the total says which it is (the same when no restriction excludes any)
-    said = f"{after} configurations" if how == EXACT else f"{how} {after} configurations"
+    said = counted(after, "configuration") if how == EXACT else f"{how} {counted(after, 'configuration')}"
     if how == FEWER:
         said += " (no random draw met the restrictions)"
     return before, after, f"{said}, {before} before restrictions"
