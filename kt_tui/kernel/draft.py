@@ -36,6 +36,7 @@ from . import (
     draft_roles,
     draft_rows,
     draft_shared,
+    draft_uses,
     draft_values,
     draft_within,
     extents,
@@ -336,6 +337,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     words = draft_values.words(fn, set(unsigned) | set(packed), {**unsigned, **packed}, unit.devices) - set(reduced)
     measured = draft_values.measured(fn, int_arrays, floats)
     trips = thread_trips(fn, an.loop_bounds - an.escape_bounds)
+    used = draft_uses.uses(fn, {p.name for p in kernel.params if p.is_pointer}, free)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:
@@ -462,6 +464,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "values in [0, 1): converted to an integer, they index an array (a bin), so none is negative",
                     )
                 )
+            draft_uses.narrow(arg, used.get(p.name), guesses)
             if p.name in bits and arg.init == "random" and arg.high is None and not out:
                 arg.low, arg.high = 0, bits[p.name]
                 guesses.append(
