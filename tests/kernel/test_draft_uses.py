@@ -1,0 +1,112 @@
+"""Ranges of input arrays' elements read off how each loaded value is used (kernel/draft_uses.py), one
+kernel written here per kind of use, each followed through a local the load is the whole value of: a
+divisor (float or int, `/` or `%`) and a power's base are drawn above 0, a value compared with or
+subtracted from a bit field over that field's values, an exponential summed as a log-probability at most
+0; a local written again, or an exponential of a difference (a softmax's), is no such use."""
+
+from __future__ import annotations
+
+from kt_tui.kernel.spec_model import random_bounds
+
+from .test_draft_shapes import _draft
+
+HEAD = """
+__global__ void k({params}, int n, {out} *y) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+{body}
+}}"""
+
+
+def _drawn(params: str, body: str, name: str, out: str = "float"):
+    d = _draft(HEAD.format(params=params, body=body, out=out))
+    arg = next(a for a in d.spec.args if a.name == name)
+    said = [why for key, why in d.guesses if key == f"args.{name}"]
+    return random_bounds(arg, d.spec.sizes), said
+
+
+def test_a_float_divisor_held_in_a_local_is_drawn_above_0():
+    low, high = _drawn(
+        "const float *x, const float *scale, int c", "    const float s = scale[i % c];\n    y[i] = x[i] / s;", "scale"
+    )[0]
+    assert 0 < low < high  # before: [-100, 100), 0 among the divisors' neighbours
+
+
+def test_a_reciprocal_through_a_local_and_an_epsilon_is_drawn_above_0():
+    (low, _), said = _drawn(
+        "const float *x, const float *var, float eps",
+        "    float v = var[i];\n    float inv = 1.0f / (v + eps);\n    y[i] = x[i] * inv;",
+        "var",
+    )
+    assert low > 0
+    assert any("divided" in w for w in said)
+
+
+def test_an_int_count_that_divides_is_drawn_from_1():
+    low, high = _drawn(
+        "const float *sum, const int *count", "    int c = count[i];\n    y[i] = sum[i] / (float)c;", "count"
+    )[0]
+    assert low >= 1 and high > low + 1
+
+
+def test_an_int_modulus_is_drawn_from_1():
+    low, _ = _drawn("const int *a, const int *d", "    int m = d[i];\n    y[i] = a[i] % m;", "d", out="int")[0]
+    assert low >= 1
+
+
+def test_a_powers_base_is_drawn_above_0():
+    low, _ = _drawn("const float *b, float e", "    float v = b[i];\n    y[i] = powf(v, e);", "b")[0]
+    assert low > 0
+
+
+NIBBLES = """    unsigned int p = w[i];
+    int z = zp[i];
+    float acc = 0.f;
+    for (int j = 0; j < 8; ++j) {
+        const float q = (float)((p >> (4 * j)) & 0xFu);
+        acc += (q - (float)z) * x[j];
+    }
+    y[i] = acc;"""
+
+
+def test_a_zero_point_subtracted_from_a_nibble_is_drawn_over_the_nibbles_values():
+    (low, high), said = _drawn("const unsigned int *w, const unsigned char *zp, const float *x", NIBBLES, "zp")
+    assert (low, high) == (0, 16)  # before: every byte, [0, 256)
+    assert any("4-bit field" in w for w in said)
+
+
+def test_a_key_compared_with_a_byte_field_is_drawn_over_the_bytes_values():
+    body = """    int h = 0;
+    unsigned int p = w[i];
+    int key_i = key[i];
+    for (int j = 0; j < 4; ++j)
+        h += ((p >> (8 * j)) & 0xFF) == key_i;
+    y[i] = h;"""
+    low, high = _drawn("const unsigned int *w, const int *key", body, "key", out="int")[0]
+    assert (low, high) == (0, 256)  # before: [-100, 100), half of them never a byte
+
+
+def test_a_divisor_compared_with_a_nibble_gets_what_both_allow():
+    body = """    unsigned int p = w[i];
+    int d = dv[i];
+    y[i] = (float)((p & 15u) == d) / (float)d;"""
+    low, high = _drawn("const unsigned int *w, const int *dv", body, "dv")[0]
+    assert (low, high) == (1, 16)
+
+
+def test_an_exponential_summed_is_of_log_probabilities():
+    body = "    float s = 0.f;\n    for (int j = 0; j < 8; ++j)\n        s += expf(logp[i * 8 + j]);\n    y[i] = s;"
+    low, high = _drawn("const float *logp", body, "logp")[0]
+    assert low < high <= 0  # before: [-100, 100), exp overflowing to inf past 88
+
+
+def test_an_exponential_of_a_difference_is_no_log_probability():
+    body = "    float s = 0.f;\n    for (int j = 0; j < 8; ++j)\n        s += expf(x[i * 8 + j] - 1.0f);\n    y[i] = s;"
+    low, high = _drawn("const float *x", body, "x")[0]
+    assert high > 0
+
+
+def test_a_local_written_again_is_not_followed():
+    body = "    float s = scale[i];\n    s = s * s - 4.0f;\n    y[i] = 1.0f / s;"
+    low, _ = _drawn("const float *scale", body, "scale")[0]
+    assert low < 0
