@@ -337,7 +337,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     words = draft_values.words(fn, set(unsigned) | set(packed), {**unsigned, **packed}, unit.devices) - set(reduced)
     measured = draft_values.measured(fn, int_arrays, floats)
     trips = thread_trips(fn, an.loop_bounds - an.escape_bounds)
-    used = draft_uses.uses(fn, {p.name for p in kernel.params if p.is_pointer}, free)
+    used = draft_uses.uses(fn, {p.name for p in kernel.params if p.is_pointer}, free, unit.devices)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:

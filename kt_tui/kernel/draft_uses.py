@@ -14,7 +14,7 @@ uses whose ranges share nothing leave the array alone. Each range drawn is said 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import cuda_ast
 from .bounds import strip_parens
@@ -23,9 +23,16 @@ from .draft_pointers import pointer_aliases
 from .draft_types import is_int, whole_range
 from .spec import Arg
 
-ROOTS = {"sqrtf", "sqrt", "rsqrtf", "rsqrt", "logf", "log", "log2f", "log2", "log10f", "log10", "__logf", "cbrtf"}
+ROOTS = {  # a negative argument is NaN
+    *("sqrtf", "sqrt", "rsqrtf", "rsqrt", "__fsqrt_rn", "__dsqrt_rn", "__frsqrt_rn"),
+    *("logf", "log", "log2f", "log2", "log10f", "log10", "__logf", "__log2f", "__log10f", "log1pf", "log1p"),
+}
+RECIPROCALS = {"__frcp_rn", "__drcp_rn", "__frcp_rz", "__frcp_ru", "__frcp_rd"}
+DIVIDES = {"__fdividef", "__fdiv_rn", "__ddiv_rn", "fdividef", "fmodf", "fmod", "remainderf", "remainder"}
 POWERS = {"powf", "pow", "__powf"}  # the base: a negative base to a fractional power is NaN
 EXPS = {"expf", "exp", "__expf"}
+POSITIVE = ("divisor", "root")
+SELF_OPS = ("/=", "%=", "<<=", ">>=")
 COMPARED = {"-", "==", "!=", "<", "<=", ">", ">="}
 LOG_LOW = -8.0  # log-probabilities: exp of them from 3e-4 to 1, a sum of a few thousand stays finite
 WHY = {
@@ -37,7 +44,7 @@ WHY = {
 
 @dataclass(frozen=True)
 class Use:
-    kind: str  # "divisor", "root", "field", "logp"
+    kind: str  # "divisor", "root", "field", "shift", "logp"
     bits: int = 0  # a bit field's width
 
 
@@ -88,41 +95,51 @@ def _field(n: Node | None, fields: dict[str, int]) -> int:
     return 0
 
 
-def _locals(fn: cuda_ast.Function) -> tuple[dict[str, list[Node]], set[str], dict[str, int]]:
-    """Each local's declarators, the locals written after their declaration, and those declared as a bit
-    field (-> its width)."""
-    declared: dict[str, list[Node]] = {}
-    written: set[str] = set()
-    fields: dict[str, int] = {}
-    for n in cuda_ast.walk(fn.body):
-        if n.type == "init_declarator":
-            d = n.child_by_field_name("declarator")
-            if d is not None and d.type == "identifier":
-                declared.setdefault(text(d), []).append(d)
-                if bits := _field(n.child_by_field_name("value"), fields):
-                    fields[text(d)] = bits
-        elif n.type in ("assignment_expression", "update_expression"):
-            target = strip_parens(n.child_by_field_name("left") or n.child_by_field_name("argument"))
-            if target is not None and target.type == "identifier":
-                written.add(text(target))
-    return declared, written, fields
+@dataclass
+class _Body:
+    """A function's body as the walk needs it: each local's declarators, the locals written after their
+    declaration, those declared as a bit field (-> its width), the scalars that may be an epsilon."""
+
+    fn: cuda_ast.Function
+    scalars: set[str]
+    declared: dict[str, int] = field(default_factory=dict)
+    written: set[str] = field(default_factory=set)
+    fields: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for n in cuda_ast.walk(self.fn.body):
+            if n.type == "init_declarator":
+                d = n.child_by_field_name("declarator")
+                if d is not None and d.type == "identifier":
+                    self.declared[text(d)] = self.declared.get(text(d), 0) + 1
+                    if bits := _field(n.child_by_field_name("value"), self.fields):
+                        self.fields[text(d)] = bits
+            elif n.type in ("assignment_expression", "update_expression"):
+                target = strip_parens(n.child_by_field_name("left") or n.child_by_field_name("argument"))
+                if target is not None and target.type == "identifier":
+                    self.written.add(text(target))
+
+    def reads(self, name: str, param: bool = False) -> list[Node]:
+        """The reads of a local (a parameter) declared once and never written again, else []."""
+        if name in self.written or self.declared.get(name, 0) != (0 if param else 1):
+            return []
+        return [
+            n
+            for n in cuda_ast.walk(self.fn.body)
+            if n.type == "identifier" and text(n) == name and (n.parent is None or n.parent.type != "init_declarator")
+        ]
 
 
-def _references(fn: cuda_ast.Function, name: str) -> list[Node]:
-    return [
-        n
-        for n in cuda_ast.walk(fn.body)
-        if n.type == "identifier" and text(n) == name and (n.parent is None or n.parent.type != "init_declarator")
-    ]
-
-
-def uses(fn: cuda_ast.Function, arrays: set[str], scalars: set[str]) -> dict[str, set[Use]]:
-    """Each array of `arrays` -> the kinds of use its loaded values reach."""
+def uses(
+    fn: cuda_ast.Function, arrays: set[str], scalars: set[str], devices: dict[str, cuda_ast.Function] | None = None
+) -> dict[str, set[Use]]:
+    """Each array of `arrays` -> the kinds of use its loaded values reach (in `fn`, and in the __device__
+    functions of `devices` it passes them to)."""
     out: dict[str, set[Use]] = {}
     if fn.body is None or not arrays:
         return out
     aliases = pointer_aliases(fn, arrays)
-    declared, written, fields = _locals(fn)
+    bodies = {fn.name: _Body(fn, scalars)}
     for load in cuda_ast.walk(fn.body):
         if load.type != "subscript_expression":
             continue
@@ -130,49 +147,68 @@ def uses(fn: cuda_ast.Function, arrays: set[str], scalars: set[str]) -> dict[str
         if (array := aliases.get(name, name)) not in arrays:
             continue
         found = out.setdefault(array, set())
-        stack, seen = [load], {load.id}
+        stack, seen = [(load, bodies[fn.name])], {load.id}
         while stack:
-            for use, more in _sites(_up(stack.pop()), fields, scalars):
+            v, body = stack.pop()
+            for use, local, callee in _sites(_up(v), body, devices or {}):
                 if use is not None:
                     found.add(use)
-                for local in more:  # a local that holds the value: its reads are the value too
-                    if local in written or len(declared.get(local, [])) != 1:
-                        continue
-                    for ref in _references(fn, local):
-                        if ref.id not in seen:
-                            seen.add(ref.id)
-                            stack.append(ref)
+                if local is None:
+                    continue
+                if callee is not None and callee not in bodies:  # a parameter of a __device__ function
+                    f = (devices or {})[callee]
+                    bodies[callee] = _Body(f, {p.name for p in f.params if not p.pointer})
+                there = bodies[callee] if callee is not None else body
+                for ref in there.reads(local, param=callee is not None):
+                    if ref.id not in seen:
+                        seen.add(ref.id)
+                        stack.append((ref, there))
     return {a: u for a, u in out.items() if u}
 
 
-def _sites(v: Node, fields: dict[str, int], scalars: set[str]) -> list[tuple[Use | None, list[str]]]:
-    """The use the value `v` (a load or a local holding one) is put to where it stands, and the locals
-    it is the whole value of."""
+Site = tuple[Use | None, str | None, str | None]  # a use; a local holding the value; the function it is in
+
+
+def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function]) -> list[Site]:
+    """The use the value `v` (a load or a local holding one) is put to where it stands, or the local it
+    is the whole value of (with the __device__ function whose parameter it is)."""
     p = v.parent
     if p is None:
         return []
     if p.type == "init_declarator" and p.child_by_field_name("value") == v:
         d = p.child_by_field_name("declarator")
-        return [(None, [text(d)])] if d is not None and d.type == "identifier" else []
-    if p.type == "assignment_expression" and p.child_by_field_name("left") == v:
-        return []  # a store, not a load
+        return [(None, text(d), None)] if d is not None and d.type == "identifier" else []
+    if p.type == "assignment_expression" and p.child_by_field_name("right") == v:  # `x /= v`, `w >>= v`
+        op = text(p.child_by_field_name("operator"))
+        return [(Use("divisor" if op in ("/=", "%=") else "shift"), None, None)] if op in SELF_OPS else []
     if p.type == "binary_expression":
-        op, left, right = text(p.child_by_field_name("operator")), p.child_by_field_name("left"), p.child_by_field_name("right")
+        op, left, right = (
+            text(p.child_by_field_name("operator")),
+            p.child_by_field_name("left"),
+            p.child_by_field_name("right"),
+        )
         other = left if right == v else right
         if op in ("/", "%") and right == v:
-            return [(Use("divisor"), [])]
-        if op in COMPARED and (bits := _field(other, fields)):
-            return [(Use("field", bits), [])]
-        if op == "+" and _positive(other, scalars):  # `v + eps`: positive where v is
-            return [(u, []) for u, _ in _sites(_up(p), fields, scalars) if u is not None and u.kind != "field"]
+            return [(Use("divisor"), None, None)]
+        if op in ("<<", ">>") and right == v:
+            return [(Use("shift"), None, None)]
+        if op in COMPARED and (bits := _field(other, body.fields)):
+            return [(Use("field", bits), None, None)]
+        if op == "+" and _positive(other, body.scalars):  # `v + eps`: positive where v is
+            return [s for s in _sites(_up(p), body, devices) if s[0] is not None and s[0].kind in POSITIVE]
         return []
     if p.type == "argument_list" and p.parent is not None and p.parent.type == "call_expression":
         f = text(p.parent.child_by_field_name("function"))
         given = [c for c in p.named_children if c.type != "comment"]
-        if (f in ROOTS and len(given) == 1) or (f in POWERS and given and given[0] == v):
-            return [(Use("root"), [])]
+        at = next((k for k, c in enumerate(given) if c == v), -1)
+        if (f in ROOTS and len(given) == 1) or (f in POWERS and at == 0):
+            return [(Use("root"), None, None)]
+        if (f in RECIPROCALS and len(given) == 1) or (f in DIVIDES and at == 1):
+            return [(Use("divisor"), None, None)]
         if f in EXPS and len(given) == 1 and _summed(_up(p.parent)):
-            return [(Use("logp"), [])]
+            return [(Use("logp"), None, None)]
+        if f in devices and 0 <= at < len(devices[f].params) and not devices[f].params[at].pointer:
+            return [(None, devices[f].params[at].name, f)]
     return []
 
 
@@ -189,12 +225,14 @@ def _summed(call: Node) -> bool:
 def span(dtype: str, found: set[Use]) -> tuple[str, float, float] | None:
     """(init, low, high) that every use of `found` allows, else None (no use, or uses that conflict)."""
     integer = is_int(dtype)
-    low, high = (whole_range(dtype) if integer else (float("-inf"), float("inf")))
+    low, high = whole_range(dtype) if integer else (float("-inf"), float("inf"))
     for u in found:
         if u.kind in ("divisor", "root"):
             low, high = max(low, 1 if integer else 1e-3), min(high, 100 if integer else 1.0)
         elif u.kind == "field":
             low, high = max(low, 0), min(high, (1 << u.bits) if integer else (1 << u.bits) - 1)
+        elif u.kind == "shift":  # a shift by the type's width or more is undefined
+            low, high = max(low, 0), min(high, 32 if integer else 31)
         elif u.kind == "logp":
             low, high = max(low, LOG_LOW), min(high, 0.0)
     if not low < high or (integer and high - low < 2):
@@ -216,6 +254,7 @@ def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> 
     if init != "positive":  # positive: the init's own range, above 0 (from 1 for an int) to 1 (to 100)
         arg.low, arg.high = (int(low), int(high)) if is_int(arg.type) else (low, high)
     said = [WHY[u.kind] for u in sorted(found, key=lambda u: u.kind) if u.kind in WHY]
+    said += ["a value is shifted by them (a shift by 32 bits or more is undefined)" for u in found if u.kind == "shift"]
     said += [f"they are compared with (or subtracted from) a {u.bits}-bit field" for u in found if u.kind == "field"]
     where = "above 0" if init == "positive" else f"in [{arg.low:g}, {arg.high:g})"
     guesses.append((f"args.{arg.name}", f"values {where}: {'; '.join(dict.fromkeys(said))}"))

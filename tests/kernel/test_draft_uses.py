@@ -110,3 +110,28 @@ def test_a_local_written_again_is_not_followed():
     body = "    float s = scale[i];\n    s = s * s - 4.0f;\n    y[i] = 1.0f / s;"
     low, _ = _drawn("const float *scale", body, "scale")[0]
     assert low < 0
+
+
+def test_a_divisor_passed_to_a_device_function_is_drawn_above_0():
+    src = """
+__device__ float per(float v, float s) { return v / s; }
+__global__ void k(const float *x, const float *scale, int n, float *y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    y[i] = per(x[i], scale[i]);
+}"""
+    d = _draft(src)
+    low, _ = random_bounds(next(a for a in d.spec.args if a.name == "scale"), d.spec.sizes)
+    assert low > 0
+
+
+def test_a_fast_division_intrinsics_divisor_is_drawn_above_0():
+    low, _ = _drawn("const float *x, const float *d", "    y[i] = __fdividef(x[i], d[i]);", "d")[0]
+    assert low > 0
+
+
+def test_a_shift_count_is_drawn_below_the_words_width():
+    low, high = _drawn(
+        "const unsigned int *x, const int *sh", "    int s = sh[i];\n    y[i] = x[i] >> s;", "sh", out="unsigned int"
+    )[0]
+    assert 0 <= low and high <= 32  # before: [-100, 100), shifts by a negative count or past the width
