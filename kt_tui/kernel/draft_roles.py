@@ -27,7 +27,7 @@ from typing import Any
 from . import cuda_ast
 from .bounds import Analysis
 from .cuda_ast import text
-from .draft_pointers import divisor_arrays, pointer_aliases
+from .draft_pointers import pointer_aliases
 from .kernels import split_params
 from .syntax import code_text, global_head, lex, strip_comments
 
@@ -408,10 +408,9 @@ _POSITIVE_ONLY = {"logf", "log", "log2f", "log2", "log10f", "log10", "sqrtf", "s
 
 
 def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
-    """Float array arguments whose values reach a log or a square root (through locals), or that a
-    value is divided by (`x[i] / scale[c]`, through casts): drawn positive, else results are NaN (a
-    check compares NaNs) or blow up near 0."""
-    return set(_reaching(fn, floats, dict.fromkeys(_POSITIVE_ONLY, 0))) | divisor_arrays(fn, floats)
+    """Float array arguments whose values reach a log or a square root (anywhere in its argument, through
+    locals): drawn positive, else results are NaN (a check compares NaNs). A divisor is kernel/draft_uses.py's."""
+    return set(_reaching(fn, floats, dict.fromkeys(_POSITIVE_ONLY, 0)))
 
 
 _UNIT_ONLY = {"acosf", "acos", "asinf", "asin", "acospif", "acospi", "asinpif", "asinpi"}

@@ -1,19 +1,24 @@
 """Ranges of an input array's elements read off how each loaded value is used (kernel/draft.py draws them).
 
 Every load of an array (`a[i]`, through a local pointer into it) is followed up through casts and
-parentheses, into the locals it is the whole value of (never assigned again), and through a sum with a
-positive constant or scalar (`v + eps`), to the sites where it is used. Each kind of site implies a range:
+parentheses, into the locals it is the whole value of (never assigned again) and the parameters of the
+__device__ functions it is passed to, and through a sum with a positive constant or scalar (`v + eps`), to
+the sites where it is used. Each kind of site implies a range:
 
-  divisor         `x / v`, `x % v`, `1.0f / v`         positive (an int from 1): never 0, never a sign flip
-  root, log       `sqrtf(v)`, `logf(v + eps)`, `powf(v, e)`'s base   positive
-  bit field       `((w >> s) & 0xF) - v`, `(w & 0xFF) == v`          the field's values, 0 to 2^bits - 1
-  log-probability `s += expf(v)`: an exponential summed               at most 0 (-8 to 0)
+  divisor          `x / v`, `x % v`, `x /= v`, `__fdividef(x, v)`    above 0 (an int from 1)
+  root, log        `sqrtf(v)`, `logf(v + eps)`, `powf(v, e)`'s base  above 0
+  bit field        `((w >> s) & 0xF) - v`, `(w & 0xFF) == v`         the field's values, 0 to 2^bits - 1
+  shift count      `w >> v`, `1u << v`                               0 to 31
+  log-probability  `s += expf(v)`: an exponential summed             -8 to 0
+  weight           `1 - v` beside `v * x` or `log(v)`                0 to 1 (an int: 0 or 1)
 
 A value with several uses gets the range all of them allow (a divisor compared with a nibble: 1 to 15);
-uses whose ranges share nothing leave the array alone. Each range drawn is said as a guess."""
+uses whose ranges share nothing leave the array alone. The array is drawn so only where nothing earlier in
+kernel/draft.py gave it a range, and each range is said as a guess."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from . import cuda_ast
@@ -32,6 +37,7 @@ DIVIDES = {"__fdividef", "__fdiv_rn", "__ddiv_rn", "fdividef", "fmodf", "fmod", 
 POWERS = {"powf", "pow", "__powf"}  # the base: a negative base to a fractional power is NaN
 EXPS = {"expf", "exp", "__expf"}
 POSITIVE = ("divisor", "root")
+ONE = re.compile(r"^\(*\s*1(\.0*)?[fF]?\s*\)*$|^\(*\s*[A-Za-z_]\w*\s*\(\s*1\s*\)\s*\)*$")  # 1, 1.0f, T(1)
 SELF_OPS = ("/=", "%=", "<<=", ">>=")
 COMPARED = {"-", "==", "!=", "<", "<=", ">", ">="}
 LOG_LOW = -8.0  # log-probabilities: exp of them from 3e-4 to 1, a sum of a few thousand stays finite
@@ -44,7 +50,7 @@ WHY = {
 
 @dataclass(frozen=True)
 class Use:
-    kind: str  # "divisor", "root", "field", "shift", "logp"
+    kind: str  # "divisor", "root", "field", "shift", "logp"; "complement" (1 - v), "factor" (v * x)
     bits: int = 0  # a bit field's width
 
 
@@ -194,6 +200,10 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function]) -> list[
             return [(Use("shift"), None, None)]
         if op in COMPARED and (bits := _field(other, body.fields)):
             return [(Use("field", bits), None, None)]
+        if op == "-" and right == v and ONE.match(text(left)):
+            return [(Use("complement"), None, None)]
+        if op == "*":
+            return [(Use("factor"), None, None)]
         if op == "+" and _positive(other, body.scalars):  # `v + eps`: positive where v is
             return [s for s in _sites(_up(p), body, devices) if s[0] is not None and s[0].kind in POSITIVE]
         return []
@@ -223,11 +233,13 @@ def _summed(call: Node) -> bool:
 
 
 def span(dtype: str, found: set[Use]) -> tuple[str, float, float] | None:
-    """(init, low, high) that every use of `found` allows, else None (no use, or uses that conflict)."""
-    integer = is_int(dtype)
+    """(init, low, high) that every use of `found` allows, else None (no use says a range, or they conflict)."""
+    integer, kinds = is_int(dtype), {u.kind for u in found}
     low, high = whole_range(dtype) if integer else (float("-inf"), float("inf"))
+    if "complement" in kinds and kinds & {"factor", "root"}:  # `1 - v` beside v: a weight, a probability
+        low, high = max(low, 0), min(high, 2 if integer else 1.0)
     for u in found:
-        if u.kind in ("divisor", "root"):
+        if u.kind in POSITIVE:
             low, high = max(low, 1 if integer else 1e-3), min(high, 100 if integer else 1.0)
         elif u.kind == "field":
             low, high = max(low, 0), min(high, (1 << u.bits) if integer else (1 << u.bits) - 1)
@@ -235,10 +247,11 @@ def span(dtype: str, found: set[Use]) -> tuple[str, float, float] | None:
             low, high = max(low, 0), min(high, 32 if integer else 31)
         elif u.kind == "logp":
             low, high = max(low, LOG_LOW), min(high, 0.0)
+    if (low, high) == (whole_range(dtype) if integer else (float("-inf"), float("inf"))):
+        return None
     if not low < high or (integer and high - low < 2):
         return None
-    kinds = {u.kind for u in found}
-    if kinds <= {"divisor", "root"}:
+    if kinds & {"divisor", "root", "complement", "field", "shift", "logp"} <= set(POSITIVE):
         return "positive", low, high
     return "uniform" if not integer else "random", low, high
 
@@ -253,7 +266,10 @@ def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> 
     arg.init = init
     if init != "positive":  # positive: the init's own range, above 0 (from 1 for an int) to 1 (to 100)
         arg.low, arg.high = (int(low), int(high)) if is_int(arg.type) else (low, high)
-    said = [WHY[u.kind] for u in sorted(found, key=lambda u: u.kind) if u.kind in WHY]
+    kinds = {u.kind for u in found}
+    said = [WHY[k] for k in sorted(kinds) if k in WHY]
+    if "complement" in kinds and kinds & {"factor", "root"}:
+        said.append("the kernel takes 1 - v beside v itself (a blend weight, a probability, a soft target)")
     said += ["a value is shifted by them (a shift by 32 bits or more is undefined)" for u in found if u.kind == "shift"]
     said += [f"they are compared with (or subtracted from) a {u.bits}-bit field" for u in found if u.kind == "field"]
     where = "above 0" if init == "positive" else f"in [{arg.low:g}, {arg.high:g})"

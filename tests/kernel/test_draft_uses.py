@@ -1,8 +1,9 @@
 """Ranges of input arrays' elements read off how each loaded value is used (kernel/draft_uses.py), one
-kernel written here per kind of use, each followed through a local the load is the whole value of: a
-divisor (float or int, `/` or `%`) and a power's base are drawn above 0, a value compared with or
-subtracted from a bit field over that field's values, an exponential summed as a log-probability at most
-0; a local written again, or an exponential of a difference (a softmax's), is no such use."""
+kernel written here per kind of use, each followed through a local the load is the whole value of or a
+__device__ function's parameter: a divisor (float or int, `/`, `%`, `__fdividef`) and a power's base are
+drawn above 0, a value compared with or subtracted from a bit field over that field's values, a shift count
+below 32, an exponential summed as a log-probability at most 0, `1 - v` beside v in [0, 1] (0 or 1 for an
+int); a local written again, or an exponential of a difference (a softmax's), is no such use."""
 
 from __future__ import annotations
 
@@ -135,3 +136,22 @@ def test_a_shift_count_is_drawn_below_the_words_width():
         "const unsigned int *x, const int *sh", "    int s = sh[i];\n    y[i] = x[i] >> s;", "sh", out="unsigned int"
     )[0]
     assert 0 <= low and high <= 32  # before: [-100, 100), shifts by a negative count or past the width
+
+
+def test_an_int_blend_weight_is_0_or_1():
+    body = "    const int keep = m[i];\n    y[i] = (1 - keep) * a[i] + keep * b[i];"
+    low, high = _drawn("const int *m, const float *a, const float *b", body, "m")[0]
+    assert (low, high) == (0, 2)  # before: [-100, 100), a blend far outside its two ends
+
+
+def test_a_blend_weight_passed_to_a_device_function_is_in_0_1():
+    src = """
+__device__ float mix(float x, float z, float t) { return (1.0f - t) * x + t * z; }
+__global__ void k(const float *alpha, const float *a, const float *b, int n, float *y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    y[i] = mix(a[i], b[i], alpha[i]);
+}"""
+    d = _draft(src)
+    low, high = random_bounds(next(a for a in d.spec.args if a.name == "alpha"), d.spec.sizes)
+    assert 0 <= low < high <= 1
