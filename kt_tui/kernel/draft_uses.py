@@ -36,6 +36,13 @@ RECIPROCALS = {"__frcp_rn", "__drcp_rn", "__frcp_rz", "__frcp_ru", "__frcp_rd"}
 DIVIDES = {"__fdividef", "__fdiv_rn", "__ddiv_rn", "fdividef", "fmodf", "fmod", "remainderf", "remainder"}
 POWERS = {"powf", "pow", "__powf"}  # the base: a negative base to a fractional power is NaN
 EXPS = {"expf", "exp", "__expf"}
+UNITS = {"acosf", "acos", "asinf", "asin", "acospif", "acospi", "asinpif", "asinpi"}  # NaN outside [-1, 1]
+HALF_BITS = {  # a 16-bit int's bits read as a float: the top of the positive finite ones (0x7C00 is half's inf)
+    "__ushort_as_half": 0x7C00,
+    "__short_as_half": 0x7C00,
+    "__ushort_as_bfloat16": 0x7F80,
+    "__short_as_bfloat16": 0x7F80,
+}
 POSITIVE = ("divisor", "root")
 ONE = re.compile(r"^\(*\s*1(\.0*)?[fF]?\s*\)*$|^\(*\s*[A-Za-z_]\w*\s*\(\s*1\s*\)\s*\)*$")  # 1, 1.0f, T(1)
 SELF_OPS = ("/=", "%=", "<<=", ">>=")
@@ -45,6 +52,7 @@ WHY = {
     "divisor": "a value is divided by them",
     "root": "they reach a square root, a log or a power's base",
     "logp": "an exponential of them is summed (log-probabilities)",
+    "unit": "they reach an arc cosine or arc sine",
 }
 
 
@@ -52,6 +60,7 @@ WHY = {
 class Use:
     kind: str  # "divisor", "root", "field", "shift", "logp"; "complement" (1 - v), "factor" (v * x)
     bits: int = 0  # a bit field's width
+    top: int = 0  # the field's exclusive top where it is not 2^bits (a 16-bit float's finite positive bits)
 
 
 def _up(n: Node) -> Node:
@@ -59,21 +68,6 @@ def _up(n: Node) -> Node:
     while n.parent is not None and n.parent.type in ("parenthesized_expression", "cast_expression"):
         n = n.parent
     return n
-
-
-def _positive(n: Node | None, scalars: set[str]) -> bool:
-    """A positive number (`1e-5f`, `1`) or a scalar argument (an epsilon)."""
-    n = strip_parens(n)
-    if n is None:
-        return False
-    if n.type == "identifier":
-        return text(n) in scalars
-    if n.type != "number_literal":
-        return False
-    try:
-        return float(text(n).rstrip("fFuUlL") if not text(n).lower().startswith("0x") else int(text(n), 16)) > 0
-    except ValueError:
-        return False
 
 
 def _mask_bits(n: Node | None) -> int:
@@ -104,10 +98,9 @@ def _field(n: Node | None, fields: dict[str, int]) -> int:
 @dataclass
 class _Body:
     """A function's body as the walk needs it: each local's declarators, the locals written after their
-    declaration, those declared as a bit field (-> its width), the scalars that may be an epsilon."""
+    declaration, those declared as a bit field (-> its width)."""
 
     fn: cuda_ast.Function
-    scalars: set[str]
     declared: dict[str, int] = field(default_factory=dict)
     written: set[str] = field(default_factory=set)
     fields: dict[str, int] = field(default_factory=dict)
@@ -137,7 +130,7 @@ class _Body:
 
 
 def uses(
-    fn: cuda_ast.Function, arrays: set[str], scalars: set[str], devices: dict[str, cuda_ast.Function] | None = None
+    fn: cuda_ast.Function, arrays: set[str], devices: dict[str, cuda_ast.Function] | None = None
 ) -> dict[str, set[Use]]:
     """Each array of `arrays` -> the kinds of use its loaded values reach (in `fn`, and in the __device__
     functions of `devices` it passes them to)."""
@@ -145,7 +138,7 @@ def uses(
     if fn.body is None or not arrays:
         return out
     aliases = pointer_aliases(fn, arrays)
-    bodies = {fn.name: _Body(fn, scalars)}
+    bodies = {fn.name: _Body(fn)}
     for load in cuda_ast.walk(fn.body):
         if load.type != "subscript_expression":
             continue
@@ -153,40 +146,41 @@ def uses(
         if (array := aliases.get(name, name)) not in arrays:
             continue
         found = out.setdefault(array, set())
-        stack, seen = [(load, bodies[fn.name])], {load.id}
+        stack, seen = [(load, bodies[fn.name], False)], {(load.id, False)}
         while stack:
-            v, body = stack.pop()
-            for use, local, callee in _sites(_up(v), body, devices or {}):
-                if use is not None:
+            v, body, signed = stack.pop()
+            for use, local, callee, now in _sites(_up(v), body, devices or {}, signed):
+                if use is not None and (not now or use.kind in POSITIVE):
                     found.add(use)
                 if local is None:
                     continue
                 if callee is not None and callee not in bodies:  # a parameter of a __device__ function
-                    f = (devices or {})[callee]
-                    bodies[callee] = _Body(f, {p.name for p in f.params if not p.pointer})
+                    bodies[callee] = _Body((devices or {})[callee])
                 there = bodies[callee] if callee is not None else body
                 for ref in there.reads(local, param=callee is not None):
-                    if ref.id not in seen:
-                        seen.add(ref.id)
-                        stack.append((ref, there))
+                    if (ref.id, now) not in seen:
+                        seen.add((ref.id, now))
+                        stack.append((ref, there, now))
     return {a: u for a, u in out.items() if u}
 
 
-Site = tuple[Use | None, str | None, str | None]  # a use; a local holding the value; the function it is in
+# a use; a local holding the value; the function it is in; whether what stands there has only the value's sign
+Site = tuple[Use | None, str | None, str | None, bool]
 
 
-def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function]) -> list[Site]:
-    """The use the value `v` (a load or a local holding one) is put to where it stands, or the local it
-    is the whole value of (with the __device__ function whose parameter it is)."""
+def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: bool) -> list[Site]:
+    """The use the value `v` (a load, a local holding one, or with `signed` a sum, product or quotient it
+    is a term of, which is positive where it is) is put to where it stands, or the local it is the whole
+    value of (with the __device__ function whose parameter it is)."""
     p = v.parent
     if p is None:
         return []
     if p.type == "init_declarator" and p.child_by_field_name("value") == v:
         d = p.child_by_field_name("declarator")
-        return [(None, text(d), None)] if d is not None and d.type == "identifier" else []
+        return [(None, text(d), None, signed)] if d is not None and d.type == "identifier" else []
     if p.type == "assignment_expression" and p.child_by_field_name("right") == v:  # `x /= v`, `w >>= v`
         op = text(p.child_by_field_name("operator"))
-        return [(Use("divisor" if op in ("/=", "%=") else "shift"), None, None)] if op in SELF_OPS else []
+        return [(Use("divisor" if op in ("/=", "%=") else "shift"), None, None, signed)] if op in SELF_OPS else []
     if p.type == "binary_expression":
         op, left, right = (
             text(p.child_by_field_name("operator")),
@@ -194,31 +188,38 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function]) -> list[
             p.child_by_field_name("right"),
         )
         other = left if right == v else right
+        here: list[Site] = []
         if op in ("/", "%") and right == v:
-            return [(Use("divisor"), None, None)]
-        if op in ("<<", ">>") and right == v:
-            return [(Use("shift"), None, None)]
-        if op in COMPARED and (bits := _field(other, body.fields)):
-            return [(Use("field", bits), None, None)]
-        if op == "-" and right == v and ONE.match(text(left)):
-            return [(Use("complement"), None, None)]
-        if op == "*":
-            return [(Use("factor"), None, None)]
-        if op == "+" and _positive(other, body.scalars):  # `v + eps`: positive where v is
-            return [s for s in _sites(_up(p), body, devices) if s[0] is not None and s[0].kind in POSITIVE]
-        return []
+            here.append((Use("divisor"), None, None, signed))
+        elif op in ("<<", ">>") and right == v:
+            here.append((Use("shift"), None, None, signed))
+        elif op in COMPARED and (bits := _field(other, body.fields)):
+            here.append((Use("field", bits), None, None, signed))
+        elif op == "-" and right == v and ONE.match(text(left)):
+            here.append((Use("complement"), None, None, signed))
+        elif op == "*":
+            here.append((Use("factor"), None, None, signed))
+        if op in ("+", "*") or (op == "/" and left == v):  # positive where v is (and the rest) is
+            here += _sites(_up(p), body, devices, True)
+        return here
     if p.type == "argument_list" and p.parent is not None and p.parent.type == "call_expression":
         f = text(p.parent.child_by_field_name("function"))
         given = [c for c in p.named_children if c.type != "comment"]
         at = next((k for k, c in enumerate(given) if c == v), -1)
+        use: Use | None = None
         if (f in ROOTS and len(given) == 1) or (f in POWERS and at == 0):
-            return [(Use("root"), None, None)]
-        if (f in RECIPROCALS and len(given) == 1) or (f in DIVIDES and at == 1):
-            return [(Use("divisor"), None, None)]
-        if f in EXPS and len(given) == 1 and _summed(_up(p.parent)):
-            return [(Use("logp"), None, None)]
-        if f in devices and 0 <= at < len(devices[f].params) and not devices[f].params[at].pointer:
-            return [(None, devices[f].params[at].name, f)]
+            use = Use("root")
+        elif (f in RECIPROCALS and len(given) == 1) or (f in DIVIDES and at == 1):
+            use = Use("divisor")
+        elif f in UNITS and len(given) == 1:
+            use = Use("unit")
+        elif f in HALF_BITS and len(given) == 1:
+            use = Use("field", HALF_BITS[f].bit_length() - 1, HALF_BITS[f])
+        elif f in EXPS and len(given) == 1 and _summed(_up(p.parent)):
+            use = Use("logp")
+        elif f in devices and 0 <= at < len(devices[f].params) and not devices[f].params[at].pointer:
+            return [(None, devices[f].params[at].name, f, signed)]
+        return [(use, None, None, signed)] if use is not None else []
     return []
 
 
@@ -242,7 +243,10 @@ def span(dtype: str, found: set[Use]) -> tuple[str, float, float] | None:
         if u.kind in POSITIVE:
             low, high = max(low, 1 if integer else 1e-3), min(high, 100 if integer else 1.0)
         elif u.kind == "field":
-            low, high = max(low, 0), min(high, (1 << u.bits) if integer else (1 << u.bits) - 1)
+            top = u.top or 1 << u.bits
+            low, high = max(low, 0), min(high, top if integer else top - 1)
+        elif u.kind == "unit":
+            low, high = max(low, -1), min(high, 2 if integer else 1.0)
         elif u.kind == "shift":  # a shift by the type's width or more is undefined
             low, high = max(low, 0), min(high, 32 if integer else 31)
         elif u.kind == "logp":
@@ -251,18 +255,18 @@ def span(dtype: str, found: set[Use]) -> tuple[str, float, float] | None:
         return None
     if not low < high or (integer and high - low < 2):
         return None
-    if kinds & {"divisor", "root", "complement", "field", "shift", "logp"} <= set(POSITIVE):
+    if kinds & {"divisor", "root", "complement", "field", "shift", "logp", "unit"} <= set(POSITIVE):
         return "positive", low, high
     return "uniform" if not integer else "random", low, high
 
 
 def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> None:
     """Draw `arg` (an array drawn at random over the default range so far) in the range its uses allow."""
-    if not found or arg.init != "random" or arg.low is not None or arg.high is not None:
-        return
-    if (drawn := span(arg.type, found)) is None:
+    if not found or arg.init != "random" or arg.high is not None or (drawn := span(arg.type, found)) is None:
         return
     init, low, high = drawn
+    if arg.low is not None and arg.low > low:  # a floor drawn already (an int not negative) stands
+        return
     arg.init = init
     if init != "positive":  # positive: the init's own range, above 0 (from 1 for an int) to 1 (to 100)
         arg.low, arg.high = (int(low), int(high)) if is_int(arg.type) else (low, high)
@@ -271,6 +275,12 @@ def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> 
     if "complement" in kinds and kinds & {"factor", "root"}:
         said.append("the kernel takes 1 - v beside v itself (a blend weight, a probability, a soft target)")
     said += ["a value is shifted by them (a shift by 32 bits or more is undefined)" for u in found if u.kind == "shift"]
-    said += [f"they are compared with (or subtracted from) a {u.bits}-bit field" for u in found if u.kind == "field"]
+    said += [
+        "read as a 16-bit float's bits, so finite (no inf or NaN) and positive"
+        if u.top
+        else f"they are compared with (or subtracted from) a {u.bits}-bit field"
+        for u in found
+        if u.kind == "field"
+    ]
     where = "above 0" if init == "positive" else f"in [{arg.low:g}, {arg.high:g})"
     guesses.append((f"args.{arg.name}", f"values {where}: {'; '.join(dict.fromkeys(said))}"))

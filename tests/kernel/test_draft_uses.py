@@ -3,7 +3,8 @@ kernel written here per kind of use, each followed through a local the load is t
 __device__ function's parameter: a divisor (float or int, `/`, `%`, `__fdividef`) and a power's base are
 drawn above 0, a value compared with or subtracted from a bit field over that field's values, a shift count
 below 32, an exponential summed as a log-probability at most 0, `1 - v` beside v in [0, 1] (0 or 1 for an
-int); a local written again, or an exponential of a difference (a softmax's), is no such use."""
+int), a 16-bit float's bits below its infinity; a value scaled by a count keeps its sign into a root; a local
+written again, a difference, or an exponential of a difference (a softmax's), is no such use."""
 
 from __future__ import annotations
 
@@ -155,3 +156,30 @@ __global__ void k(const float *alpha, const float *a, const float *b, int n, flo
     d = _draft(src)
     low, high = random_bounds(next(a for a in d.spec.args if a.name == "alpha"), d.spec.sizes)
     assert 0 <= low < high <= 1
+
+
+def test_a_value_scaled_into_a_root_through_a_local_is_drawn_above_0():
+    body = "    const float dt = T[i] / (float)steps;\n    y[i] = vol * sqrtf(dt);"
+    low, _ = _drawn("const float *T, int steps, float vol", body, "T")[0]
+    assert low > 0  # a quotient by a count keeps T's sign
+
+
+def test_a_difference_under_a_root_says_nothing_of_either_side():
+    body = "    const float d = a[i] - b[i];\n    y[i] = sqrtf(d * d + 1.0f);"
+    for name in ("a", "b"):
+        low, _ = _drawn("const float *a, const float *b", body, name)[0]
+        assert low < 0  # main drew both positive: any array anywhere under the root
+
+
+def test_16_bit_floats_bits_passed_to_a_device_function_are_finite():
+    src = """
+#include <cuda_fp16.h>
+__device__ float h(unsigned short x) { return __half2float(__ushort_as_half(x)); }
+__global__ void k(const unsigned short *v, int n, float *y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    y[i] = h(v[i]);
+}"""
+    d = _draft(src)
+    low, high = random_bounds(next(a for a in d.spec.args if a.name == "v"), d.spec.sizes)
+    assert 0 <= low and high <= 0x7C00  # before: [0, 65536), infs and NaNs among them
