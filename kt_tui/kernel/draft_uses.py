@@ -36,6 +36,7 @@ RECIPROCALS = {"__frcp_rn", "__drcp_rn", "__frcp_rz", "__frcp_ru", "__frcp_rd"}
 DIVIDES = {"__fdividef", "__fdiv_rn", "__ddiv_rn", "fdividef", "fmodf", "fmod", "remainderf", "remainder"}
 POWERS = {"powf", "pow", "__powf"}  # the base: a negative base to a fractional power is NaN
 EXPS = {"expf", "exp", "__expf"}
+LDG = {"__ldg", "__ldca", "__ldcs", "__ldcg", "__ldlu", "__ldcv"}  # a load through a cache path
 UNITS = {"acosf", "acos", "asinf", "asin", "acospif", "acospi", "asinpif", "asinpi"}  # NaN outside [-1, 1]
 HALF_BITS = {  # a 16-bit int's bits read as a float: the top of the positive finite ones (0x7C00 is half's inf)
     "__ushort_as_half": 0x7C00,
@@ -63,10 +64,31 @@ class Use:
     top: int = 0  # the field's exclusive top where it is not 2^bits (a 16-bit float's finite positive bits)
 
 
+def _loaded(n: Node, aliases: dict[str, str]) -> str | None:
+    """The array `n` loads an element of (`a[i]`, `*(a + i)`, `__ldg(&a[i])`, through a local pointer into
+    it), else None."""
+    if n.type == "subscript_expression":
+        base = strip_parens(n.child_by_field_name("argument"))
+        if n.parent is not None and n.parent.type == "pointer_expression":  # &a[i]: a load only as __ldg's
+            call = n.parent.parent.parent if n.parent.parent is not None else None
+            if call is None or call.type != "call_expression" or text(call.child_by_field_name("function")) not in LDG:
+                return None
+    elif n.type == "pointer_expression" and text(n.child_by_field_name("operator")) == "*":
+        base = strip_parens(n.child_by_field_name("argument"))
+        if base is not None and base.type == "binary_expression" and text(base.child_by_field_name("operator")) == "+":
+            base = strip_parens(base.child_by_field_name("left"))
+    else:
+        return None
+    name = text(base) if base is not None and base.type == "identifier" else ""
+    return aliases.get(name, name) or None
+
+
 def _up(n: Node) -> Node:
-    """The outermost of the parentheses and casts around `n`."""
+    """The outermost of the parentheses and casts around `n` (and of `__ldg(&n)`)."""
     while n.parent is not None and n.parent.type in ("parenthesized_expression", "cast_expression"):
         n = n.parent
+    if n.type == "subscript_expression" and n.parent is not None and n.parent.type == "pointer_expression":
+        return _up(n.parent.parent.parent)  # __ldg(&a[i]): the call is the value (_loaded said so)
     return n
 
 
@@ -140,10 +162,7 @@ def uses(
     aliases = pointer_aliases(fn, arrays)
     bodies = {fn.name: _Body(fn)}
     for load in cuda_ast.walk(fn.body):
-        if load.type != "subscript_expression":
-            continue
-        name = text(load.child_by_field_name("argument"))
-        if (array := aliases.get(name, name)) not in arrays:
+        if (array := _loaded(load, aliases)) not in arrays:
             continue
         found = out.setdefault(array, set())
         stack, seen = [(load, bodies[fn.name], False)], {(load.id, False)}

@@ -183,3 +183,10 @@ __global__ void k(const unsigned short *v, int n, float *y) {
     d = _draft(src)
     low, high = random_bounds(next(a for a in d.spec.args if a.name == "v"), d.spec.sizes)
     assert 0 <= low and high <= 0x7C00  # before: [0, 65536), infs and NaNs among them
+
+
+def test_loads_through_ldg_and_a_dereference_are_followed():
+    low, _ = _drawn("const float *x, const float *s", "    const float d = __ldg(&s[i]);\n    y[i] = x[i] / d;", "s")[0]
+    assert low > 0
+    low, _ = _drawn("const float *x, const float *v", "    y[i] = x[i] * rsqrtf(*(v + i) + 1e-5f);", "v")[0]
+    assert low > 0
