@@ -11,6 +11,9 @@ the sites where it is used. Each kind of site implies a range:
   shift count      `w >> v`, `1u << v`                               0 to 31
   log-probability  `s += expf(v)`: an exponential summed             -8 to 0
   weight           `1 - v` beside `v * x` or `log(v)`                0 to 1 (an int: 0 or 1)
+  probability      `curand_uniform(&st) < v`                         0 to 1
+  arc cosine       `acosf(v)`, `asinf(v)`                            -1 to 1
+  half bits        `__ushort_as_half(v)`                             0 to 0x7C00 (finite, positive)
 
 A value with several uses gets the range all of them allow (a divisor compared with a nibble: 1 to 15);
 uses whose ranges share nothing leave the array alone. The array is drawn so only where nothing earlier in
@@ -36,6 +39,7 @@ RECIPROCALS = {"__frcp_rn", "__drcp_rn", "__frcp_rz", "__frcp_ru", "__frcp_rd"}
 DIVIDES = {"__fdividef", "__fdiv_rn", "__ddiv_rn", "fdividef", "fmodf", "fmod", "remainderf", "remainder"}
 POWERS = {"powf", "pow", "__powf"}  # the base: a negative base to a fractional power is NaN
 EXPS = {"expf", "exp", "__expf"}
+DRAWS = {"curand_uniform", "curand_uniform_double", "hiprand_uniform", "hiprand_uniform_double"}  # in (0, 1]
 LDG = {"__ldg", "__ldca", "__ldcs", "__ldcg", "__ldlu", "__ldcv"}  # a load through a cache path
 UNITS = {"acosf", "acos", "asinf", "asin", "acospif", "acospi", "asinpif", "asinpi"}  # NaN outside [-1, 1]
 HALF_BITS = {  # a 16-bit int's bits read as a float: the top of the positive finite ones (0x7C00 is half's inf)
@@ -54,12 +58,14 @@ WHY = {
     "root": "they reach a square root, a log or a power's base",
     "logp": "an exponential of them is summed (log-probabilities)",
     "unit": "they reach an arc cosine or arc sine",
+    "probability": "they are compared with a uniform draw (probabilities)",
 }
 
 
 @dataclass(frozen=True)
 class Use:
-    kind: str  # "divisor", "root", "field", "shift", "logp"; "complement" (1 - v), "factor" (v * x)
+    kind: str  # divisor root field shift logp unit probability; complement (1 - v), factor (v * x): a weight
+
     bits: int = 0  # a bit field's width
     top: int = 0  # the field's exclusive top where it is not 2^bits (a 16-bit float's finite positive bits)
 
@@ -104,28 +110,32 @@ def _mask_bits(n: Node | None) -> int:
     return m.bit_length() if 0 < m < (1 << 31) and m & (m + 1) == 0 else 0
 
 
-def _field(n: Node | None, fields: dict[str, int]) -> int:
-    """The width of the bit field `n` extracts (`(w >> s) & 0xF`, a local holding one), else 0."""
+def _against(n: Node | None, known: dict[str, Use]) -> Use | None:
+    """What comparing a value with `n` says of it: the bit field `n` extracts (`(w >> s) & 0xF`), a
+    uniform draw `n` is (`curand_uniform(&st)`: the value is a probability), what a local holding one says."""
     while n is not None and n.type in ("parenthesized_expression", "cast_expression"):
         n = n.child_by_field_name("value") if n.type == "cast_expression" else strip_parens(n)
     if n is None:
-        return 0
+        return None
     if n.type == "identifier":
-        return fields.get(text(n), 0)
+        return known.get(text(n))
     if n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "&":
-        return _mask_bits(n.child_by_field_name("right")) or _mask_bits(n.child_by_field_name("left"))
-    return 0
+        bits = _mask_bits(n.child_by_field_name("right")) or _mask_bits(n.child_by_field_name("left"))
+        return Use("field", bits) if bits else None
+    if n.type == "call_expression" and text(n.child_by_field_name("function")) in DRAWS:
+        return Use("probability")
+    return None
 
 
 @dataclass
 class _Body:
     """A function's body as the walk needs it: each local's declarators, the locals written after their
-    declaration, those declared as a bit field (-> its width)."""
+    declaration, those declared as a bit field or a uniform draw (-> what comparing with them says)."""
 
     fn: cuda_ast.Function
     declared: dict[str, int] = field(default_factory=dict)
     written: set[str] = field(default_factory=set)
-    fields: dict[str, int] = field(default_factory=dict)
+    known: dict[str, Use] = field(default_factory=dict)  # locals holding a bit field or a draw
 
     def __post_init__(self) -> None:
         for n in cuda_ast.walk(self.fn.body):
@@ -133,8 +143,8 @@ class _Body:
                 d = n.child_by_field_name("declarator")
                 if d is not None and d.type == "identifier":
                     self.declared[text(d)] = self.declared.get(text(d), 0) + 1
-                    if bits := _field(n.child_by_field_name("value"), self.fields):
-                        self.fields[text(d)] = bits
+                    if said := _against(n.child_by_field_name("value"), self.known):
+                        self.known[text(d)] = said
             elif n.type in ("assignment_expression", "update_expression"):
                 target = strip_parens(n.child_by_field_name("left") or n.child_by_field_name("argument"))
                 if target is not None and target.type == "identifier":
@@ -212,8 +222,8 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
             here.append((Use("divisor"), None, None, signed))
         elif op in ("<<", ">>") and right == v:
             here.append((Use("shift"), None, None, signed))
-        elif op in COMPARED and (bits := _field(other, body.fields)):
-            here.append((Use("field", bits), None, None, signed))
+        elif op in COMPARED and (said := _against(other, body.known)):
+            here.append((said, None, None, signed))
         elif op == "-" and right == v and ONE.match(text(left)):
             here.append((Use("complement"), None, None, signed))
         elif op == "*":
@@ -256,7 +266,8 @@ def span(dtype: str, found: set[Use]) -> tuple[str, float, float] | None:
     """(init, low, high) that every use of `found` allows, else None (no use says a range, or they conflict)."""
     integer, kinds = is_int(dtype), {u.kind for u in found}
     low, high = whole_range(dtype) if integer else (float("-inf"), float("inf"))
-    if "complement" in kinds and kinds & {"factor", "root"}:  # `1 - v` beside v: a weight, a probability
+    weight = "complement" in kinds and bool(kinds & {"factor", "root"})
+    if weight:  # `1 - v` beside v: a weight, a probability
         low, high = max(low, 0), min(high, 2 if integer else 1.0)
     for u in found:
         if u.kind in POSITIVE:
@@ -264,6 +275,8 @@ def span(dtype: str, found: set[Use]) -> tuple[str, float, float] | None:
         elif u.kind == "field":
             top = u.top or 1 << u.bits
             low, high = max(low, 0), min(high, top if integer else top - 1)
+        elif u.kind == "probability":
+            low, high = max(low, 0), min(high, 2 if integer else 1.0)
         elif u.kind == "unit":
             low, high = max(low, -1), min(high, 2 if integer else 1.0)
         elif u.kind == "shift":  # a shift by the type's width or more is undefined
@@ -274,7 +287,7 @@ def span(dtype: str, found: set[Use]) -> tuple[str, float, float] | None:
         return None
     if not low < high or (integer and high - low < 2):
         return None
-    if kinds & {"divisor", "root", "complement", "field", "shift", "logp", "unit"} <= set(POSITIVE):
+    if kinds - {"factor", "complement"} <= set(POSITIVE) and not weight:
         return "positive", low, high
     return "uniform" if not integer else "random", low, high
 

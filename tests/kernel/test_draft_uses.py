@@ -190,3 +190,19 @@ def test_loads_through_ldg_and_a_dereference_are_followed():
     assert low > 0
     low, _ = _drawn("const float *x, const float *v", "    y[i] = x[i] * rsqrtf(*(v + i) + 1e-5f);", "v")[0]
     assert low > 0
+
+
+def test_a_value_compared_with_a_uniform_draw_is_a_probability():
+    src = """
+#include <curand_kernel.h>
+__global__ void k(curandState *st, const float *p, int n, int *y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    curandState s = st[i];
+    const float u = curand_uniform(&s);
+    y[i] = u < p[i];
+    st[i] = s;
+}"""
+    d = _draft(src)
+    low, high = random_bounds(next(a for a in d.spec.args if a.name == "p"), d.spec.sizes)
+    assert 0 <= low < high <= 1  # before: [-100, 100), every test one way
