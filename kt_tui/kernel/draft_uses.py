@@ -228,7 +228,7 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
             here.append((Use("complement"), None, None, signed))
         elif op == "*":
             here.append((Use("factor"), None, None, signed))
-        if op in ("+", "*") or (op == "/" and left == v):  # positive where v is (and the rest) is
+        if op == "+" or (op == "*" and text(other) != text(v)) or (op == "/" and left == v):  # positive where v is
             here += _sites(_up(p), body, devices, True)
         return here
     if p.type == "argument_list" and p.parent is not None and p.parent.type == "call_expression":

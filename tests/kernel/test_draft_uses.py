@@ -206,3 +206,10 @@ __global__ void k(curandState *st, const float *p, int n, int *y) {
     d = _draft(src)
     low, high = random_bounds(next(a for a in d.spec.args if a.name == "p"), d.spec.sizes)
     assert 0 <= low < high <= 1  # before: [-100, 100), every test one way
+
+
+def test_squares_under_a_root_say_nothing_of_the_values():
+    body = "    const float a = x[i], b = z[i];\n    y[i] = sqrtf(a * a + b * b);"
+    for name in ("x", "z"):
+        low, _ = _drawn("const float *x, const float *z", body, name)[0]
+        assert low < 0  # a vector's components, of both signs
