@@ -14,6 +14,7 @@ the sites where it is used. Each kind of site implies a range:
   probability      `curand_uniform(&st) < v`                         0 to 1
   arc cosine       `acosf(v)`, `asinf(v)`                            -1 to 1
   half bits        `__ushort_as_half(v)`                             0 to 0x7C00 (finite, positive)
+  hash, generator  `v ^ k`, `h = v; h ^= h >> 33; h *= 0xff51afd7ed558ccdULL`   the type's whole range
 
 A value with several uses gets the range all of them allow (a divisor compared with a nibble: 1 to 15);
 uses whose ranges share nothing leave the array alone. The array is drawn so only where nothing earlier in
@@ -64,7 +65,8 @@ WHY = {
 
 @dataclass(frozen=True)
 class Use:
-    kind: str  # divisor root field shift logp unit probability; complement (1 - v), factor (v * x): a weight
+    kind: str  # divisor root field shift logp unit probability mix; complement (1 - v), factor (v * x): a
+    # weight; equal (`v == w`): no whole range for a hash's key that is matched with another
 
     bits: int = 0  # a bit field's width
     top: int = 0  # the field's exclusive top where it is not 2^bits (a 16-bit float's finite positive bits)
@@ -127,15 +129,42 @@ def _against(n: Node | None, known: dict[str, Use]) -> Use | None:
     return None
 
 
+def _mixing(n: Node | None) -> bool:
+    """An xor or a product with a hash's multiplier (an int literal of 17 bits or more) in `n`."""
+    for m in cuda_ast.walk(n) if n is not None else ():
+        op = text(m.child_by_field_name("operator")) if m.type in ("binary_expression", "assignment_expression") else ""
+        if op in ("^", "^="):
+            return True
+        if op in ("*", "*=") and _big(m.child_by_field_name("right")):
+            return True
+    return False
+
+
+def _big(n: Node | None) -> bool:
+    n = strip_parens(n)
+    if n is None or n.type != "number_literal":
+        return False
+    try:
+        return int(text(n).rstrip("uUlL"), 0) >= 1 << 16
+    except ValueError:
+        return False
+
+
+def _names(n: Node | None) -> set[str]:
+    return {text(c) for c in cuda_ast.walk(n) if c.type == "identifier"} if n is not None else set()
+
+
 @dataclass
 class _Body:
     """A function's body as the walk needs it: each local's declarators, the locals written after their
-    declaration, those declared as a bit field or a uniform draw (-> what comparing with them says)."""
+    declaration, those declared as a bit field or a uniform draw (-> what comparing with them says), those
+    stepped as a hash or a generator."""
 
     fn: cuda_ast.Function
     declared: dict[str, int] = field(default_factory=dict)
     written: set[str] = field(default_factory=set)
     known: dict[str, Use] = field(default_factory=dict)  # locals holding a bit field or a draw
+    mixed: set[str] = field(default_factory=set)  # locals stepped as a hash or a generator (`h ^= h >> 33`)
 
     def __post_init__(self) -> None:
         for n in cuda_ast.walk(self.fn.body):
@@ -149,6 +178,15 @@ class _Body:
                 target = strip_parens(n.child_by_field_name("left") or n.child_by_field_name("argument"))
                 if target is not None and target.type == "identifier":
                     self.written.add(text(target))
+                    right, op = n.child_by_field_name("right"), text(n.child_by_field_name("operator"))
+                    if (
+                        op in ("^=", "*=")
+                        and _mixing(n)
+                        or op == "="
+                        and _mixing(right)
+                        and _names(right) & {text(target)}
+                    ):
+                        self.mixed.add(text(target))
 
     def reads(self, name: str, param: bool = False) -> list[Node]:
         """The reads of a local (a parameter) declared once and never written again, else []."""
@@ -206,7 +244,9 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
         return []
     if p.type == "init_declarator" and p.child_by_field_name("value") == v:
         d = p.child_by_field_name("declarator")
-        return [(None, text(d), None, signed)] if d is not None and d.type == "identifier" else []
+        if d is None or d.type != "identifier":
+            return []
+        return [(Use("mix") if text(d) in body.mixed else None, text(d), None, signed)]
     if p.type == "assignment_expression" and p.child_by_field_name("right") == v:  # `x /= v`, `w >>= v`
         op = text(p.child_by_field_name("operator"))
         return [(Use("divisor" if op in ("/=", "%=") else "shift"), None, None, signed)] if op in SELF_OPS else []
@@ -226,6 +266,10 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
             here.append((said, None, None, signed))
         elif op == "-" and right == v and ONE.match(text(left)):
             here.append((Use("complement"), None, None, signed))
+        elif op in ("==", "!=") and strip_parens(other) is not None and strip_parens(other).type != "number_literal":
+            here.append((Use("equal"), None, None, signed))  # a key matched: drawn as what it is matched with
+        elif op == "^" or (op == "*" and _big(other)):
+            here.append((Use("mix"), None, None, signed))
         elif op == "*":
             here.append((Use("factor"), None, None, signed))
         if op == "+" or (op == "*" and text(other) != text(v)) or (op == "/" and left == v):  # positive where v is
@@ -283,11 +327,12 @@ def span(dtype: str, found: set[Use]) -> tuple[str, float, float] | None:
             low, high = max(low, 0), min(high, 32 if integer else 31)
         elif u.kind == "logp":
             low, high = max(low, LOG_LOW), min(high, 0.0)
-    if (low, high) == (whole_range(dtype) if integer else (float("-inf"), float("inf"))):
+    whole = (low, high) == (whole_range(dtype) if integer else (float("-inf"), float("inf")))
+    if whole and not (integer and "mix" in kinds and "equal" not in kinds):
         return None
     if not low < high or (integer and high - low < 2):
         return None
-    if kinds - {"factor", "complement"} <= set(POSITIVE) and not weight:
+    if kinds - {"factor", "complement", "equal"} <= set(POSITIVE) and not weight:
         return "positive", low, high
     return "uniform" if not integer else "random", low, high
 
@@ -297,8 +342,7 @@ def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> 
     if not found or arg.init != "random" or arg.high is not None or (drawn := span(arg.type, found)) is None:
         return
     init, low, high = drawn
-    if arg.low is not None and arg.low > low:  # a floor drawn already (an int not negative) stands
-        return
+    low = low if arg.low is None else max(low, arg.low)  # a floor drawn already (an int not negative) stands
     arg.init = init
     if init != "positive":  # positive: the init's own range, above 0 (from 1 for an int) to 1 (to 100)
         arg.low, arg.high = (int(low), int(high)) if is_int(arg.type) else (low, high)
@@ -306,6 +350,8 @@ def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> 
     said = [WHY[k] for k in sorted(kinds) if k in WHY]
     if "complement" in kinds and kinds & {"factor", "root"}:
         said.append("the kernel takes 1 - v beside v itself (a blend weight, a probability, a soft target)")
+    if "mix" in kinds and (low, high) == whole_range(arg.type):
+        said.append("they are mixed as a hash's or a generator's bits (xor, a large multiplier), so any is safe")
     said += ["a value is shifted by them (a shift by 32 bits or more is undefined)" for u in found if u.kind == "shift"]
     said += [
         "read as a 16-bit float's bits, so finite (no inf or NaN) and positive"

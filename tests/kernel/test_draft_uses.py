@@ -213,3 +213,28 @@ def test_squares_under_a_root_say_nothing_of_the_values():
     for name in ("x", "z"):
         low, _ = _drawn("const float *x, const float *z", body, name)[0]
         assert low < 0  # a vector's components, of both signs
+
+
+def test_keys_mixed_by_a_hash_are_drawn_over_the_whole_type():
+    body = """    unsigned long long h = keys[i];
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    y[i] = (int)(h % (unsigned long long)nb);"""
+    low, high = _drawn("const unsigned long long *keys, int nb", body, "keys", out="int")[0]
+    assert (low, high) == (0, 1 << 64)  # before: [0, 100), the high bits the hash mixes down never set
+
+
+def test_a_generators_state_stepped_by_a_multiplier_is_drawn_over_the_whole_type():
+    body = "    unsigned int s = seed[i];\n    s = s * 1664525u + 1013904223u;\n    y[i] = (s >> 8) * (1.0f / 16777216.0f);"
+    low, high = _drawn("const unsigned int *seed", body, "seed")[0]
+    assert (low, high) == (0, 1 << 32)
+
+
+def test_a_hashed_key_matched_with_another_arrays_keys_keeps_their_range():
+    body = """    const long long k = probe[i];
+    const unsigned long long h = (unsigned long long)k * 0x9E3779B97F4A7C15ull;
+    const int slot = (int)(h >> 40) & (m - 1);
+    y[i] = table[slot] == k;"""
+    low, high = _drawn("const long long *probe, const long long *table, int m", body, "probe", out="int")[0]
+    assert high < 1 << 32  # a key over the whole type matches no key of the table
