@@ -14,7 +14,7 @@ the sites where it is used. Each kind of site implies a range:
   probability      `curand_uniform(&st) < v`                         0 to 1
   arc cosine       `acosf(v)`, `asinf(v)`                            -1 to 1
   half bits        `__ushort_as_half(v)`                             0 to 0x7C00 (finite, positive)
-  hash, generator  `v ^ k`, `h = v; h ^= h >> 33; h *= 0xff51afd7ed558ccdULL`   the type's whole range
+  hash, generator  `v * 0x9E3779B9u`, `h = v; h ^= h >> 33; h *= C`  the type's whole range
 
 A value with several uses gets the range all of them allow (a divisor compared with a nibble: 1 to 15);
 uses whose ranges share nothing leave the array alone. The array is drawn so only where nothing earlier in
@@ -268,7 +268,7 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
             here.append((Use("complement"), None, None, signed))
         elif op in ("==", "!=") and strip_parens(other) is not None and strip_parens(other).type != "number_literal":
             here.append((Use("equal"), None, None, signed))  # a key matched: drawn as what it is matched with
-        elif op == "^" or (op == "*" and _big(other)):
+        elif op == "*" and _big(other):  # a hash's multiplier (an xor alone is draft_values.words's)
             here.append((Use("mix"), None, None, signed))
         elif op == "*":
             here.append((Use("factor"), None, None, signed))
