@@ -141,13 +141,15 @@ def _mixing(n: Node | None) -> bool:
 
 
 def _big(n: Node | None) -> bool:
+    """A hash's multiplier: an odd int literal of 17 bits or more."""
     n = strip_parens(n)
     if n is None or n.type != "number_literal":
         return False
     try:
-        return int(text(n).rstrip("uUlL"), 0) >= 1 << 16
+        m = int(text(n).rstrip("uUlL"), 0)
     except ValueError:
         return False
+    return m >= 1 << 16 and m % 2 == 1  # odd, as hash multipliers are (65536 or 1000000 scale a unit)
 
 
 def _names(n: Node | None) -> set[str]:
@@ -264,8 +266,10 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
             here.append((Use("shift"), None, None, signed))
         elif op in COMPARED and (said := _against(other, body.known)):
             here.append((said, None, None, signed))
-        elif op == "-" and right == v and ONE.match(text(left)):
+        elif op == "-" and right == v and ONE.match(text(left)):  # `1 - v`, and under a root or dividing: below 1
             here.append((Use("complement"), None, None, signed))
+            if any(u is not None and u.kind in POSITIVE for u, *_ in _sites(_up(p), body, devices, True)):
+                here.append((Use("root"), None, None, signed))
         elif op in ("==", "!=") and strip_parens(other) is not None and strip_parens(other).type != "number_literal":
             here.append((Use("equal"), None, None, signed))  # a key matched: drawn as what it is matched with
         elif op == "*" and _big(other):  # a hash's multiplier (an xor alone is draft_values.words's)

@@ -238,3 +238,13 @@ def test_a_hashed_key_matched_with_another_arrays_keys_keeps_their_range():
     y[i] = table[slot] == k;"""
     low, high = _drawn("const long long *probe, const long long *table, int m", body, "probe", out="int")[0]
     assert high < 1 << 32  # a key over the whole type matches no key of the table
+
+
+def test_one_minus_a_value_under_a_log_is_below_1():
+    low, high = _drawn("const float *p", "    y[i] = -logf(1.0f - p[i]);", "p")[0]
+    assert 0 <= low < high <= 1
+
+
+def test_an_even_scale_is_no_hash():
+    low, high = _drawn("const int *q", "    y[i] = q[i] * 65536;", "q", out="int")[0]
+    assert high - low < 1 << 16  # a fixed-point scale, not a multiplier that mixes bits
