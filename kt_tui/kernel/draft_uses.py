@@ -15,6 +15,7 @@ the sites where it is used. Each kind of site implies a range:
   arc cosine       `acosf(v)`, `asinf(v)`                            -1 to 1
   half bits        `__ushort_as_half(v)`                             0 to 0x7C00 (finite, positive)
   hash, generator  `v * 0x9E3779B9u`, `h = v; h ^= h >> 33; h *= C`  the type's whole range
+  xorshift state   `x = v; x ^= x << 13; ...` (or `x = step(x)`)     from 1: 0 is its fixed point
 
 A value with several uses gets the range all of them allow (a divisor compared with a nibble: 1 to 15);
 uses whose ranges share nothing leave the array alone. The array is drawn so only where nothing earlier in
@@ -65,7 +66,7 @@ WHY = {
 
 @dataclass(frozen=True)
 class Use:
-    kind: str  # divisor root field shift logp unit probability mix; complement (1 - v), factor (v * x): a
+    kind: str  # divisor root field shift logp unit probability mix xorshift; complement (1 - v), factor (v * x): a
     # weight; equal (`v == w`): no whole range for a hash's key that is matched with another
 
     bits: int = 0  # a bit field's width
@@ -95,8 +96,9 @@ def _up(n: Node) -> Node:
     """The outermost of the parentheses and casts around `n` (and of `__ldg(&n)`)."""
     while n.parent is not None and n.parent.type in ("parenthesized_expression", "cast_expression"):
         n = n.parent
-    if n.type == "subscript_expression" and n.parent is not None and n.parent.type == "pointer_expression":
-        return _up(n.parent.parent.parent)  # __ldg(&a[i]): the call is the value (_loaded said so)
+    call = n.parent.parent.parent if n.parent is not None and n.parent.parent is not None else None
+    if n.type == "subscript_expression" and n.parent is not None and n.parent.type == "pointer_expression" and call:
+        return _up(call)  # __ldg(&a[i]): the call is the value (_loaded said so)
     return n
 
 
@@ -156,6 +158,47 @@ def _names(n: Node | None) -> set[str]:
     return {text(c) for c in cuda_ast.walk(n) if c.type == "identifier"} if n is not None else set()
 
 
+def _xorshift(n: Node, var: str, steppers: set[str]) -> bool:
+    if n.type != "assignment_expression":
+        return False
+    op, right = text(n.child_by_field_name("operator")), strip_parens(n.child_by_field_name("right"))
+    if right is None or op not in ("=", "^="):
+        return False
+    if op == "=" and right.type == "call_expression":
+        given = [text(strip_parens(c)) for c in right.child_by_field_name("arguments").named_children]
+        return text(right.child_by_field_name("function")) in steppers and given == [var]
+    sides = [strip_parens(right.child_by_field_name(f)) for f in ("left", "right")] if op == "=" else [None, right]
+    if op == "=" and (right.type != "binary_expression" or text(right.child_by_field_name("operator")) != "^"):
+        return False
+    return any((op == "^=" or (a is not None and text(a) == var)) and _shifted(b, var) for a, b in (sides, sides[::-1]))
+
+
+def _shifted(n: Node | None, var: str) -> bool:
+    """`var << k` or `var >> k`, k a number."""
+    n = strip_parens(n)
+    return (
+        n is not None
+        and n.type == "binary_expression"
+        and text(n.child_by_field_name("operator")) in ("<<", ">>")
+        and text(strip_parens(n.child_by_field_name("left"))) == var
+        and getattr(strip_parens(n.child_by_field_name("right")), "type", "") == "number_literal"
+    )
+
+
+def _steppers(devices: dict[str, cuda_ast.Function]) -> set[str]:
+    """The __device__ functions of one argument that return it run through xorshift steps alone."""
+    out = set()
+    for name, f in devices.items():
+        if f.body is None or len(f.params) != 1 or not f.params[0].name:
+            continue
+        var = f.params[0].name
+        returns = [n for n in cuda_ast.walk(f.body) if n.type == "return_statement"]
+        if returns and all(text(strip_parens(r.named_children[0])) == var for r in returns if r.named_children):
+            if _Body(f).xorshifted(var):
+                out.add(name)
+    return out
+
+
 @dataclass
 class _Body:
     """A function's body as the walk needs it: each local's declarators, the locals written after their
@@ -167,6 +210,9 @@ class _Body:
     written: set[str] = field(default_factory=set)
     known: dict[str, Use] = field(default_factory=dict)  # locals holding a bit field or a draw
     mixed: set[str] = field(default_factory=set)  # locals stepped as a hash or a generator (`h ^= h >> 33`)
+    writes: dict[str, list[Node]] = field(default_factory=dict)  # each local's assignments and updates
+    steppers: set[str] = field(default_factory=set)  # __device__ functions that return their one argument
+    # run through xorshift steps alone
 
     def __post_init__(self) -> None:
         for n in cuda_ast.walk(self.fn.body):
@@ -180,6 +226,7 @@ class _Body:
                 target = strip_parens(n.child_by_field_name("left") or n.child_by_field_name("argument"))
                 if target is not None and target.type == "identifier":
                     self.written.add(text(target))
+                    self.writes.setdefault(text(target), []).append(n)
                     right, op = n.child_by_field_name("right"), text(n.child_by_field_name("operator"))
                     if (
                         op in ("^=", "*=")
@@ -189,6 +236,11 @@ class _Body:
                         and _names(right) & {text(target)}
                     ):
                         self.mixed.add(text(target))
+
+    def xorshifted(self, name: str) -> bool:
+        """Whether every write of `name` is a xorshift step of it (`x ^= x << 13`, `x = x ^ (x >> 7)`) or
+        `x = step(x)` with a __device__ function of `steppers`: 0 is its fixed point."""
+        return bool(self.writes.get(name)) and all(_xorshift(n, name, self.steppers) for n in self.writes[name])
 
     def reads(self, name: str, param: bool = False) -> list[Node]:
         """The reads of a local (a parameter) declared once and never written again, else []."""
@@ -210,7 +262,7 @@ def uses(
     if fn.body is None or not arrays:
         return out
     aliases = pointer_aliases(fn, arrays)
-    bodies = {fn.name: _Body(fn)}
+    bodies = {fn.name: _Body(fn, steppers=_steppers(devices or {}))}
     for load in cuda_ast.walk(fn.body):
         if (array := _loaded(load, aliases)) not in arrays:
             continue
@@ -248,7 +300,9 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
         d = p.child_by_field_name("declarator")
         if d is None or d.type != "identifier":
             return []
-        return [(Use("mix") if text(d) in body.mixed else None, text(d), None, signed)]
+        name = text(d)
+        step = Use("xorshift") if body.xorshifted(name) else Use("mix") if name in body.mixed else None
+        return [(step, name, None, signed)]
     if p.type == "assignment_expression" and p.child_by_field_name("right") == v:  # `x /= v`, `w >>= v`
         op = text(p.child_by_field_name("operator"))
         return [(Use("divisor" if op in ("/=", "%=") else "shift"), None, None, signed)] if op in SELF_OPS else []
@@ -270,7 +324,7 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
             here.append((Use("complement"), None, None, signed))
             if any(u is not None and u.kind in POSITIVE for u, *_ in _sites(_up(p), body, devices, True)):
                 here.append((Use("root"), None, None, signed))
-        elif op in ("==", "!=") and strip_parens(other) is not None and strip_parens(other).type != "number_literal":
+        elif op in ("==", "!=") and getattr(strip_parens(other), "type", "number_literal") != "number_literal":
             here.append((Use("equal"), None, None, signed))  # a key matched: drawn as what it is matched with
         elif op == "*" and _big(other):  # a hash's multiplier (an xor alone is draft_values.words's)
             here.append((Use("mix"), None, None, signed))
@@ -329,10 +383,12 @@ def span(dtype: str, found: set[Use]) -> tuple[str, float, float] | None:
             low, high = max(low, -1), min(high, 2 if integer else 1.0)
         elif u.kind == "shift":  # a shift by the type's width or more is undefined
             low, high = max(low, 0), min(high, 32 if integer else 31)
+        elif u.kind == "xorshift":  # 0 is a xorshift's fixed point: a generator stuck there
+            low = max(low, 1)
         elif u.kind == "logp":
             low, high = max(low, LOG_LOW), min(high, 0.0)
     whole = (low, high) == (whole_range(dtype) if integer else (float("-inf"), float("inf")))
-    if whole and not (integer and "mix" in kinds and "equal" not in kinds):
+    if whole and not (integer and "mix" in kinds and "equal" not in kinds):  # `mix`: the whole range, said
         return None
     if not low < high or (integer and high - low < 2):
         return None
@@ -342,11 +398,22 @@ def span(dtype: str, found: set[Use]) -> tuple[str, float, float] | None:
 
 
 def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> None:
-    """Draw `arg` (an array drawn at random over the default range so far) in the range its uses allow."""
-    if not found or arg.init != "random" or arg.high is not None or (drawn := span(arg.type, found)) is None:
+    """Draw `arg` (an array drawn at random over the default range, or an int over its type's) in the range
+    its uses allow, said in place of what was said of the draw before."""
+    wide = is_int(arg.type) and (arg.low, arg.high) == whole_range(arg.type)
+    if wide:  # words or bytes over the type: only a bit field or a xorshift state says more of them
+        found = {u for u in found or () if u.kind in ("field", "xorshift")}
+    if not found or arg.init != "random" or (arg.high is not None and not wide):
+        return
+    if (drawn := span(arg.type, found)) is None:
         return
     init, low, high = drawn
-    low = low if arg.low is None else max(low, arg.low)  # a floor drawn already (an int not negative) stands
+    if isinstance(arg.low, (int, float)):  # a floor drawn already (an int not negative) stands
+        low = max(low, arg.low)
+    elif arg.low is not None:
+        return
+    if wide:
+        guesses[:] = [g for g in guesses if g[0] != f"args.{arg.name}"]
     arg.init = init
     if init != "positive":  # positive: the init's own range, above 0 (from 1 for an int) to 1 (to 100)
         arg.low, arg.high = (int(low), int(high)) if is_int(arg.type) else (low, high)
@@ -356,6 +423,8 @@ def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> 
         said.append("the kernel takes 1 - v beside v itself (a blend weight, a probability, a soft target)")
     if "mix" in kinds and (low, high) == whole_range(arg.type):
         said.append("they are mixed as a hash's or a generator's bits (xor, a large multiplier), so any is safe")
+    if "xorshift" in kinds:
+        said.append("read into a local only run through xorshift steps, whose fixed point 0 would never change")
     said += ["a value is shifted by them (a shift by 32 bits or more is undefined)" for u in found if u.kind == "shift"]
     said += [
         "read as a 16-bit float's bits, so finite (no inf or NaN) and positive"

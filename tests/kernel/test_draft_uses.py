@@ -248,3 +248,26 @@ def test_one_minus_a_value_under_a_log_is_below_1():
 def test_an_even_scale_is_no_hash():
     low, high = _drawn("const int *q", "    y[i] = q[i] * 65536;", "q", out="int")[0]
     assert high - low < 1 << 16  # a fixed-point scale, not a multiplier that mixes bits
+
+
+def test_a_word_compared_with_a_byte_field_is_drawn_over_the_bytes_values():
+    body = """    const unsigned int p = w[i];
+    const unsigned int want = key[i];
+    y[i] = ((p >> 8) & 0xFFu) == want;"""
+    low, high = _drawn("const unsigned int *w, const unsigned int *key", body, "key", out="int")[0]
+    assert (low, high) == (0, 256)  # before: every word, of which 1 in 2^24 ever matches a byte
+
+
+def test_a_xorshift_state_stepped_in_a_device_function_is_never_0():
+    src = """
+__device__ unsigned int step(unsigned int s) { s ^= s << 13; s ^= s >> 17; s ^= s << 5; return s; }
+__global__ void k(unsigned int *state, int n, float *y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned int s = state[i];
+    s = step(s);
+    y[i] = (s >> 8) * (1.0f / 16777216.0f);
+    state[i] = s;
+}"""
+    d = _draft(src)
+    assert random_bounds(next(a for a in d.spec.args if a.name == "state"), d.spec.sizes) == (1, 1 << 32)
