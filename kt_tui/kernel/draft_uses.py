@@ -1,9 +1,10 @@
 """Ranges of an input array's elements read off how each loaded value is used (kernel/draft.py draws them).
 
-Every load of an array (`a[i]`, through a local pointer into it) is followed up through casts and
-parentheses, into the locals it is the whole value of (never assigned again) and the parameters of the
-__device__ functions it is passed to, and through a sum with a positive constant or scalar (`v + eps`), to
-the sites where it is used. Each kind of site implies a range:
+Every load of an array (`a[i]`, `*(a + i)`, `__ldg(&a[i])`, through a local pointer into it) is followed
+up through casts and parentheses, into the locals it is the whole value of (never assigned again) and the
+parameters of the __device__ functions it is passed to, to the sites where it is used; for a use that asks
+for a positive value, also through a sum, a product (not a square) or a quotient it is a term or the
+dividend of (`T[i] / steps` under a root: positive where T is). Each kind of site implies a range:
 
   divisor          `x / v`, `x % v`, `x /= v`, `__fdividef(x, v)`    above 0 (an int from 1)
   root, log        `sqrtf(v)`, `logf(v + eps)`, `powf(v, e)`'s base  above 0
@@ -66,9 +67,9 @@ WHY = {
 
 @dataclass(frozen=True)
 class Use:
-    kind: str  # divisor root field shift logp unit probability mix xorshift; complement (1 - v), factor (v * x): a
-    # weight; equal (`v == w`): no whole range for a hash's key that is matched with another
-
+    # divisor root field shift logp unit probability mix xorshift; complement (1 - v) beside factor (v * x)
+    # makes a weight; equal (`v == w`): a hash's key matched with another is not drawn over the whole type
+    kind: str
     bits: int = 0  # a bit field's width
     top: int = 0  # the field's exclusive top where it is not 2^bits (a 16-bit float's finite positive bits)
 
@@ -159,6 +160,7 @@ def _names(n: Node | None) -> set[str]:
 
 
 def _xorshift(n: Node, var: str, steppers: set[str]) -> bool:
+    """Whether the write `n` is a xorshift step of `var` or `var = step(var)` with a step of `steppers`."""
     if n.type != "assignment_expression":
         return False
     op, right = text(n.child_by_field_name("operator")), strip_parens(n.child_by_field_name("right"))
