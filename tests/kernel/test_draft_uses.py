@@ -1,10 +1,14 @@
 """Ranges of input arrays' elements read off how each loaded value is used (kernel/draft_uses.py), one
-kernel written here per kind of use, each followed through a local the load is the whole value of or a
-__device__ function's parameter: a divisor (float or int, `/`, `%`, `__fdividef`) and a power's base are
-drawn above 0, a value compared with or subtracted from a bit field over that field's values, a shift count
-below 32, an exponential summed as a log-probability at most 0, `1 - v` beside v in [0, 1] (0 or 1 for an
-int), a 16-bit float's bits below its infinity; a value scaled by a count keeps its sign into a root; a local
-written again, a difference, or an exponential of a difference (a softmax's), is no such use."""
+kernel written here per kind of use, each followed through a local the load is the whole value of, a
+__device__ function's parameter, `__ldg` or a dereference: a divisor (float or int, `/`, `%`,
+`__fdividef`) and a power's base are drawn above 0, a value compared with or subtracted from a bit field
+over that field's values (a word drawn over its type too), a shift count below 32, an exponential summed
+as a log-probability at most 0, `1 - v` beside v in [0, 1] (0 or 1 for an int), a value compared with a
+uniform draw in [0, 1], a 16-bit float's bits below its infinity, a key hashed by a multiplier or a
+generator's state over its whole type, a xorshift state from 1. Some guard what the folded rules did (a
+value scaled by a count keeps its sign into a root); a local written again, a difference, a square, an
+exponential of a difference (a softmax's), an even scale, a hashed key matched with another array's are
+no such use."""
 
 from __future__ import annotations
 
