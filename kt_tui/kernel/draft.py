@@ -36,6 +36,7 @@ from . import (
     draft_roles,
     draft_rows,
     draft_shared,
+    draft_uses,
     draft_values,
     draft_within,
     extents,
@@ -308,10 +309,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     small.update(draft_guards.guard_values(fn, floats & free, free - floats, unit.defines))
     small.update(draft_relax.relaxation_values(fn, floats & free, free - floats - set(small)))
 
-    positive = draft_roles.positive_inputs(fn, float_arrays) | draft_divisors.summed_divisors(fn, float_arrays)
-    positive |= draft_divisors.offset_divisors(fn, float_arrays)
+    positive = draft_divisors.summed_divisors(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
-    units = draft_roles.unit_inputs(fn, float_arrays) - positive
     powers = draft_roles.exponents(fn, floats)
     gaussian = [p.name for p in kernel.params if p.name in draft_roles.exp_factors(fn, floats & free, squares=True)]
     exp_scales = draft_roles.exp_factors(fn, floats & free) - set(gaussian)
@@ -325,7 +324,6 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
     signed = {p.name for p in kernel.params if p.is_pointer and is_signed(element_type(p))}
     exp_data = draft_roles.exp_data(fn, signed)
-    bits = draft_roles.float_bits(fn, int_arrays)
     reduced = draft_values.reduced(fn, int_arrays)
     unsigned = {
         p.name: np.iinfo(element_type(p)).bits for p in kernel.params if p.is_pointer and element_type(p) in UNSIGNED
@@ -336,6 +334,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     words = draft_values.words(fn, set(unsigned) | set(packed), {**unsigned, **packed}, unit.devices) - set(reduced)
     measured = draft_values.measured(fn, int_arrays, floats)
     trips = thread_trips(fn, an.loop_bounds - an.escape_bounds)
+    used = draft_uses.uses(fn, {p.name for p in kernel.params if p.is_pointer}, unit.devices)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:
@@ -447,10 +446,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 arg.low = 0
             elif p.name in positive and arg.init == "random":
                 arg.init = "positive"
-                guesses.append((f"args.{p.name}", "values above 0: they reach a log, a root or a sum that divides"))
-            elif p.name in units and arg.init == "random":
-                arg.init, arg.low, arg.high = "uniform", -1, 1
-                guesses.append((f"args.{p.name}", "values in [-1, 1): they reach an arc cosine or arc sine"))
+                guesses.append((f"args.{p.name}", "values above 0: they are summed into a divisor"))
             elif p.name in cycled and arg.init == "random" and not out:
                 arg.init, arg.low, arg.high = "uniform", -0.5, 0.5
                 guesses.append((f"args.{p.name}", f"values in [-0.5, 0.5): {CYCLES_WHY}"))
@@ -462,16 +458,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "values in [0, 1): converted to an integer, they index an array (a bin), so none is negative",
                     )
                 )
-            if p.name in bits and arg.init == "random" and arg.high is None and not out:
-                arg.low, arg.high = 0, bits[p.name]
-                guesses.append(
-                    (
-                        f"args.{p.name}",
-                        f"values in [0, {bits[p.name]}): read as a 16-bit float's bits, so finite (no inf or NaN) "
-                        "and positive",
-                    )
-                )
-            elif p.name in exp_data and arg.init == "random" and arg.low is None and arg.high is None:
+            draft_uses.narrow(arg, used.get(p.name), guesses)
+            if p.name in exp_data and arg.init == "random" and arg.low is None and arg.high is None:
                 arg.low, arg.high = -1, 2
                 guesses.append(
                     (

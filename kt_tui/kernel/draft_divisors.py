@@ -243,40 +243,6 @@ def summed_divisors(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
     return out
 
 
-_POSITIVE_CONSTANT = re.compile(r"^(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?$")
-
-
-def offset_divisors(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
-    """Arrays of `arrays` a load of which (or a local declared as the load alone) is a term of a sum with a
-    positive constant that divides (`x / (w + 1.0f)`, `x / (1 + c[i])`): a count or a weight, not negative,
-    since a value near minus the constant makes the quotient blow up."""
-    if fn.body is None or not arrays:
-        return set()
-    nodes = list(cuda_ast.walk(fn.body))
-    held: dict[str, set[str]] = {}  # a local -> the array the load it is declared as alone reads
-    for n in nodes:
-        if n.type == "init_declarator":
-            d, v = n.child_by_field_name("declarator"), unwrapped(n.child_by_field_name("value"))
-            if d is not None and d.type == "identifier" and v is not None and v.type == "subscript_expression":
-                held.setdefault(text(d), set()).add(text(v.child_by_field_name("argument")))
-    out: set[str] = set()
-    for n in nodes:
-        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "/":
-            continue
-        s = unwrapped(n.child_by_field_name("right"))
-        if s is None or s.type != "binary_expression" or text(s.child_by_field_name("operator")) != "+":
-            continue
-        terms = [unwrapped(s.child_by_field_name(f)) for f in ("left", "right")]
-        if not any(t is not None and _POSITIVE_CONSTANT.match(text(t)) for t in terms):
-            continue
-        for t in terms:
-            if t is not None and t.type == "subscript_expression":
-                out.add(text(t.child_by_field_name("argument")))
-            elif t is not None and t.type == "identifier":
-                out |= held.get(text(t), set())
-    return out & arrays
-
-
 _UNIT = re.compile(r"^(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?$")
 UNIT_FRACTION = 0.75  # of the constant a scalar is divided by: a quantity in that constant's unit, not a whole one
 

@@ -33,7 +33,6 @@ def over_args(
     draft_pixels.intensities(fn, args, guesses)
     draft_weights.labelled(fn, args, guesses)
     draft_states.states(fn, args, guesses)
-    draft_states.nonzero_states(fn, unit.devices, args, guesses)
     draft_rows.strides_past_spans(fn, args, guesses, "an int that sizes nothing")
     draft_spans.ordered(fn, args, guesses)
     draft_mass.moved(fn, args, guesses)

@@ -1,31 +1,10 @@
-"""Local pointers into a kernel's array arguments, and the arrays a value is divided by (kernel/draft_roles.py
-draws those positive)."""
+"""Local pointers into a kernel's array arguments, and the local a load is the whole value of."""
 
 from __future__ import annotations
 
 from . import cuda_ast
 from .bounds import strip_parens
 from .cuda_ast import Node, text
-
-
-def divisor_arrays(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
-    """Arrays of `arrays` loaded as a division's divisor alone (`a / s[i]`, `(double)a / (double)s[c]`,
-    through a local pointer into one)."""
-    out: set[str] = set()
-    if fn.body is None:
-        return out
-    aliases = pointer_aliases(fn, arrays)
-    for n in cuda_ast.walk(fn.body):
-        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "/":
-            continue
-        right = strip_parens(n.child_by_field_name("right"))
-        while right is not None and right.type == "cast_expression":
-            right = strip_parens(right.child_by_field_name("value"))
-        if right is not None and right.type == "subscript_expression":
-            name = text(right.child_by_field_name("argument"))
-            if (base := aliases.get(name, name)) in arrays:
-                out.add(base)
-    return out
 
 
 def pointer_aliases(fn: cuda_ast.Function, arrays: set[str]) -> dict[str, str]:

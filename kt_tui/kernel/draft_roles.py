@@ -27,7 +27,6 @@ from typing import Any
 from . import cuda_ast
 from .bounds import Analysis
 from .cuda_ast import text
-from .draft_pointers import divisor_arrays, pointer_aliases
 from .kernels import split_params
 from .syntax import code_text, global_head, lex, strip_comments
 
@@ -405,24 +404,6 @@ def template_values(body: str, params: list[tuple[str, str]]) -> dict[str, int]:
 
 
 _POSITIVE_ONLY = {"logf", "log", "log2f", "log2", "log10f", "log10", "sqrtf", "sqrt", "rsqrtf", "rsqrt", "__logf"}
-
-
-def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
-    """Float array arguments whose values reach a log or a square root (through locals), or that a
-    value is divided by (`x[i] / scale[c]`, through casts): drawn positive, else results are NaN (a
-    check compares NaNs) or blow up near 0."""
-    return set(_reaching(fn, floats, dict.fromkeys(_POSITIVE_ONLY, 0))) | divisor_arrays(fn, floats)
-
-
-_UNIT_ONLY = {"acosf", "acos", "asinf", "asin", "acospif", "acospi", "asinpif", "asinpi"}
-
-
-def unit_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
-    """Float array arguments whose values reach an arc cosine or arc sine (through locals): drawn in
-    [-1, 1), else most results are NaN."""
-    return set(_reaching(fn, floats, dict.fromkeys(_UNIT_ONLY, 0)))
-
-
 _POWERS = {"powf", "pow", "__powf", "expf", "exp", "__expf", "exp2f", "exp2", "exp10f", "exp10"}
 
 
@@ -448,49 +429,6 @@ def exponents(fn: cuda_ast.Function, scalars: set[str]) -> set[str]:
             elif m.type != "call_expression" or m is n:
                 stack += [(c, depth) for c in m.children]
     return out
-
-
-def _reaching(fn: cuda_ast.Function, arrays: set[str], calls: dict[str, int]) -> dict[str, int]:
-    """Arrays among `arrays` read in the arguments of a call to one of `calls` (through locals, three
-    deep; not through other calls) -> the least value `calls` gives their functions."""
-    out: dict[str, int] = {}
-    if fn.body is None:
-        return out
-    locals_, aliases = _locals(fn), pointer_aliases(fn, arrays)
-    for n in cuda_ast.walk(fn.body):
-        if n.type != "call_expression" or (tag := calls.get(text(n.child_by_field_name("function")))) is None:
-            continue
-        stack: list[tuple[Node | None, int]] = [(n.child_by_field_name("arguments"), 0)]
-        while stack:
-            m, depth = stack.pop()
-            if m is None:
-                continue
-            if m.type == "identifier" and text(m) in locals_ and depth < 3:
-                stack += [(v, depth + 1) for v in locals_[text(m)]]
-            elif m.type == "subscript_expression":
-                arr = text(m.child_by_field_name("argument"))
-                arr = aliases.get(arr, arr)  # through a local pointer into it
-                if arr in arrays:
-                    out[arr] = min(out.get(arr, tag), tag)
-            elif m.type != "call_expression" or m is n:
-                stack += [(c, depth) for c in m.children]
-    return out
-
-
-# bit reinterpretations of a 16-bit int as a float: the top of the positive finite values (0x7C00 is half's inf)
-BIT_FLOATS = {
-    "__ushort_as_half": 0x7C00,
-    "__short_as_half": 0x7C00,
-    "__ushort_as_bfloat16": 0x7F80,
-    "__short_as_bfloat16": 0x7F80,
-}
-
-
-def float_bits(fn: cuda_ast.Function, ints: set[str]) -> dict[str, int]:
-    """Int array arguments whose values are reinterpreted as a 16-bit float's bits (`__ushort_as_half(d[i])`,
-    through locals) -> the exclusive top of the finite positive ones: drawn below it, else an inf or a NaN
-    makes every result compare as NaN."""
-    return _reaching(fn, ints, BIT_FLOATS)
 
 
 _TO_INT = re.compile(r"\b(int|unsigned|long|short|size_t|u?int\d+_t)\b")

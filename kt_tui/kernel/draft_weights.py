@@ -1,6 +1,5 @@
-"""Float values whose arithmetic says their range (kernel/draft.py): an input array whose value v is
-taken as `1 - v` beside v itself as a factor or a log's argument (`(1 - t) * x + t * y`, `t * log(p) +
-(1 - t) * log(1 - p)`) is a probability or a soft target, in [0, 1); one that weights a log term (`w[c]
+"""Float values whose arithmetic says their range (kernel/draft.py; `1 - v` beside v, a probability, is
+kernel/draft_uses.py's): an input array one of whose values weights a log term (`w[c]
 * log1pf(e)`, `(1 + (w[c] - 1) * t) * softplus`) is a loss weight, positive; one read into a value whose
 magnitude is compared with a threshold (draft_guards.thresholds) is drawn on the threshold's scale, [0,
 1); an int input a sigmoid is subtracted from (`y[i] - 1 / (1 + expf(-z))`) holds binary labels, 0 or 1."""
@@ -13,7 +12,6 @@ from . import cuda_ast
 from .cuda_ast import Node, text
 from .draft_decay import draw_uniform, free_floats
 from .draft_guards import _op, thresholds
-from .draft_pointers import declared_local
 from .draft_roles import _locals, _through, strip_parens
 from .draft_types import is_int, whole_range
 from .spec import Arg
@@ -22,72 +20,6 @@ PROBABILITY_SPAN = (0, 1)
 LOG_WEIGHT_SPAN = (0.5, 4)  # weights of a loss's terms: positive, about 1, apart from 1 so a dropped one fails
 _LOGS = ("logf", "log", "__logf", "log1pf", "log1p", "log2f", "log2", "log10f", "log10")
 _ONE = re.compile(r"^\(*\s*1(\.0*)?[fF]?\s*\)*$|^\(*\s*[A-Za-z_]\w*\s*\(\s*1\s*\)\s*\)*$")  # 1, 1.0f, T(1)
-
-
-def _up(n: Node) -> tuple[Node, Node | None]:
-    """`n` widened over the parentheses around it, and the node it is an operand of."""
-    up = n.parent
-    while up is not None and up.type == "parenthesized_expression":
-        n, up = up, up.parent
-    return n, up
-
-
-def _values(fn: cuda_ast.Function, name: str) -> list[Node]:
-    """Where the value of a load of array `name` is used: each load itself, or for a load a local is
-    declared as alone (`const float t = targets[i]`), each later read of that local."""
-    out: list[Node] = []
-    for n in cuda_ast.walk(fn.body):
-        if n.type != "subscript_expression" or text(n.child_by_field_name("argument")) != name:
-            continue
-        if (local := declared_local(n)) is not None:
-            out += [
-                u
-                for u in cuda_ast.walk(fn.body)
-                if u.type == "identifier" and text(u) == text(local) and u.start_byte != local.start_byte
-            ]
-        else:
-            out.append(n)
-    return out
-
-
-def _complemented(v: Node) -> bool:
-    """`1 - v` (1, 1.0f or T(1) on the left)."""
-    v, up = _up(v)
-    if _op(up) != "-" or up is None:
-        return False
-    left, right = up.child_by_field_name("left"), up.child_by_field_name("right")
-    return right is not None and right.start_byte == v.start_byte and left is not None and bool(_ONE.match(text(left)))
-
-
-def _logged(v: Node) -> bool:
-    """`v` is what a log takes, alone or as `1 - v`."""
-    v, up = _up(v)
-    if _op(up) == "-" and up is not None and _complemented(v):
-        v, up = _up(up)
-    if up is not None and up.type == "argument_list":
-        call = up.parent
-        return call is not None and text(call.child_by_field_name("function")) in _LOGS
-    return False
-
-
-def _factor(v: Node) -> bool:
-    v, up = _up(v)
-    return _op(up) == "*"
-
-
-def probability_arrays(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
-    """Arrays of `arrays` whose value is taken as `1 - v` and also as a factor or a log's argument, or
-    both `log(v)` and `log(1 - v)`."""
-    out: set[str] = set()
-    if fn.body is None:
-        return out
-    for name in arrays:
-        values = _values(fn, name)
-        complement = any(_complemented(v) for v in values)
-        plain = any((_factor(v) or _logged(v)) and not _complemented(v) for v in values)
-        if complement and plain:
-            out.add(name)
-    return out
 
 
 def _has_log(n: Node | None, locals_: dict[str, list[Node]]) -> bool:
@@ -158,11 +90,6 @@ def labels(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
 def weighted(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, str]]) -> None:
     """Float inputs drawn at random (no range given) that are probabilities, then those that weight a
     log term: each drawn in its span."""
-    why = (
-        "the kernel takes 1 - v beside v itself (`(1 - t) * a + t * b`, `log(p)` and `log(1 - p)`: a "
-        "probability or a soft target), so in [0, 1)"
-    )
-    draw_uniform(args, probability_arrays(fn, free_floats(args)), PROBABILITY_SPAN, why, guesses)
     why = (
         "they weight a log term (`w[c] * log(p)`: a loss's class or positive weights): positive, about 1, so each "
         "term counts with its sign"

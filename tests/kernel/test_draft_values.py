@@ -11,6 +11,7 @@ from kt_tui.kernel.draft_floats import FLOAT_SCALAR
 from kt_tui.kernel.expr import evaluate
 from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import check_spec, dump_spec, parse_spec
+from kt_tui.kernel.spec_model import random_bounds
 
 
 def _spec(src: str):
@@ -229,7 +230,7 @@ __global__ void poisson_loglik(float *ll, const float *rate, const float *weight
 """
     args = {a.name: a for a in _spec(src).args}
     assert args["rate"].init == "positive"  # through the local r
-    assert args["weight"].init == "positive"  # a square's root is defined anyway, but drawn positive
+    assert random_bounds(args["weight"], {})[0] > 0  # it weights a log term (a square's root says nothing)
     assert args["counts"].init == "random" and args["ll"].output
 
 
