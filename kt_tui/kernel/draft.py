@@ -31,6 +31,7 @@ from . import (
     draft_passes,
     draft_periods,
     draft_pitch,
+    draft_radix,
     draft_relations,
     draft_relax,
     draft_roles,
@@ -591,4 +592,5 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_dof.fit(spec, fn, guesses)
     draft_pitch.fit(spec, unit, kernel.name, guesses)
     draft_logs.fit(spec, fn, guesses)
+    draft_radix.lengths(spec, an, draft_radix.fit(spec, draft_radix.find(unit, kernel.name, an), guesses))
     return Draft(spec, guesses)

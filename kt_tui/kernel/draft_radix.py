@@ -1,0 +1,340 @@
+"""Relations between scalar arguments that the kernel's index math states, kept at the draft's sizes and at
+every check size (kernel/draft.py calls `fit` last):
+
+- layout: each access `b * sb + y * pitch + x` (the bound kernel/extents.py gives it, over the sizes and
+  scalars) is a mixed-radix number: each stride is at least what the terms below it reach, so items do not
+  overlap (lda >= n, a batch stride >= lda * n in whole columns, a pitch >= the width, a byte pitch >= 4 *
+  width for floats). A stride added to a pointer (`a = A + b * sb`) is outer to those of the subscript;
+  among the others the one whose index derives from the higher thread axis is outer. A row step read
+  after a width test (kernel/draft_pitch.py) is one more such floor.
+- differences: `last = q + k_len - q_len`, an index or bound with one scalar added and another taken
+  away: the one taken away is below the other, or the range is empty or negative.
+- anchors: `x + i - ax`, i a loop's counter below K: 0 <= ax < K, an offset inside the window it shifts.
+
+A value the relations contradict at some size is moved inside them (the stride padded, the subtracted
+scalar lowered), said as a guess; a value that meets them is left as it is."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from . import cuda_ast, extents
+from .cuda_ast import text
+from .draft_pitch import kernel_pitches
+from .draft_relations import _ident, _terms, env_at
+from .expr import ExprError, evaluate
+from .poly import Poly
+from .spec import Spec
+from .spec_model import default_verify_sizes
+
+PLAIN = re.compile(r"[A-Za-z_]\w*")
+PADS = (3, 5, 7, 9)  # elements past a stride's floor, apart per stride: a kernel that mixes two strides up fails
+WORD = r"(?<![\w.])%s(?![\w(])"
+
+
+@dataclass(frozen=True)
+class Floor:
+    """name >= low (> low for an innermost stride: padded); `unit`: the stride counts 1/unit elements
+    (a byte pitch into floats: 4); `whole`: an inner stride whose multiple it is taken as."""
+
+    name: str
+    low: Poly
+    why: str
+    unit: int = 1
+    whole: str | None = None
+    strict: bool = True
+    level: int = 0
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """name <= high."""
+
+    name: str
+    high: Poly
+    why: str
+
+
+Relation = Floor | Ceiling
+
+
+def _outer(fn: cuda_ast.Function, ints: set[str]) -> set[str]:
+    """Int scalars that a pointer is stepped by where it is declared (`a = A + b * sb`): strides of whole
+    items, outer to those of the subscripts."""
+    out: set[str] = set()
+    for n in cuda_ast.walk(fn.body) if fn.body is not None else []:
+        if n.type == "init_declarator" and (d := n.child_by_field_name("declarator")) is not None:
+            if d.type == "pointer_declarator" and (v := n.child_by_field_name("value")) is not None:
+                out |= {text(c) for c in cuda_ast.walk(v) if c.type == "identifier" and text(c) in ints}
+    return out
+
+
+def layouts(an: extents.Analysis, strides: set[str], outer: set[str]) -> list[Floor]:
+    """The floors of the strides `strides` from each access bound of the kernel (see the module's doc)."""
+
+    def rank(s: str) -> tuple[int, int, str]:
+        return (s in outer, max(an.scales.get(s, {-1})), s)
+
+    found: list[Floor] = []
+    for arr, use in sorted(an.uses.items()):
+        for h in use.accesses:
+            if h is None or not h.names() & strides or not all(PLAIN.fullmatch(v) for v in h.names()):
+                continue
+            if any(len([v for v in m if v in strides]) > 1 for m in h.terms):
+                continue  # a stride times a stride: no plain radix
+            below = Poly({m: c for m, c in h.terms.items() if not set(m) & strides})
+            if below.names() & an.windows:
+                continue  # a window the index slides (`o * S + k`): overlapping by design
+            inner: str | None = None
+            for level, s in enumerate(sorted(h.names() & strides, key=rank)):
+                coef = h.coefficient(s)
+                unit = math.lcm(*(c.denominator for c in coef.terms.values()))
+                if not coef.names():
+                    break  # a constant times a stride: no count of items
+                low = (below + Poly.const(1)) * Poly.const(unit)
+                why = f"it steps over the items of {arr} (`{s}` times an item's number), each reaching {low.text()}"
+                floor = Floor(s, low, why, unit, inner, strict=inner is None, level=level)
+                if floor not in found:
+                    found.append(floor)
+                below = below + Poly.var(s) * coef
+                inner = s
+    return sorted(found, key=lambda f: f.level)
+
+
+def _loops(body: cuda_ast.Node) -> dict[str, str]:
+    """Loop counter -> the int name it is below (`for (int i = 0; i < K; ++i)`)."""
+    out: dict[str, str] = {}
+    for n in cuda_ast.walk(body):
+        if n.type != "for_statement":
+            continue
+        cond = n.child_by_field_name("condition")
+        while cond is not None and cond.type in ("parenthesized_expression", "condition_clause"):
+            cond = cond.named_children[-1] if cond.named_children else None
+        if cond is not None and cond.type == "binary_expression" and text(cond.child_by_field_name("operator")) == "<":
+            k, top = _ident(cond.child_by_field_name("left")), _ident(cond.child_by_field_name("right"))
+            if k is not None and top is not None:
+                out[k] = top
+    return out
+
+
+def _sums(body: cuda_ast.Node) -> list[cuda_ast.Node]:
+    """The expressions an index or bound is made of: declared values, subscripts, loop conditions' sides."""
+    out = []
+    for n in cuda_ast.walk(body):
+        if n.type == "init_declarator" and (v := n.child_by_field_name("value")) is not None:
+            out.append(v)
+        elif n.type == "subscript_expression" and len(n.named_children) >= 2:
+            out.append(n.named_children[1])
+        elif n.type == "binary_expression" and text(n.child_by_field_name("operator")) in ("<", "<=", ">", ">="):
+            out += [n.child_by_field_name("left"), n.child_by_field_name("right")]
+    return out
+
+
+def offsets(fn: cuda_ast.Function, ints: set[str]) -> list[Relation]:
+    """Differences and anchors (see the module's doc) of `fn` over its int scalars `ints`."""
+    if fn.body is None:
+        return []
+    loops = _loops(fn.body)
+    out: list[Relation] = []
+    for value in _sums(fn.body):
+        terms = _terms(value)
+        if len(terms) < 2:
+            continue
+        plus = [v for s, t in terms if s > 0 and (v := _ident(t)) in ints]
+        minus = [v for s, t in terms if s < 0 and (v := _ident(t)) in ints]
+        if len(minus) != 1 or len(plus) > 1 or any(_scaled(t, ints) for _, t in terms):
+            continue
+        (b,) = minus
+        counters = [k for s, t in terms if s > 0 and (k := _ident(t)) in loops and loops[k] in ints]
+        if plus and plus[0] != b:
+            rel: Relation = Floor(
+                plus[0],
+                Poly.var(b),
+                f"the kernel takes {b} away from {plus[0]} in an index or bound (`{text(value)}`): above {b}",
+            )
+        elif not plus and len(counters) == 1 and loops[counters[0]] != b:
+            k = loops[counters[0]]
+            rel = Ceiling(
+                b,
+                Poly.var(k) - Poly.const(1),
+                f"it shifts the counter of a loop over {k} (`{text(value)}`): an offset inside that window, "
+                f"0 to {k} - 1",
+            )
+        else:
+            continue
+        if rel not in out:
+            out.append(rel)
+    return out
+
+
+def _scaled(t: cuda_ast.Node, ints: set[str]) -> bool:
+    """A term that multiplies or divides an int scalar (`k * D`): no plain difference."""
+    t = _strip(t)
+    return (
+        t is not None
+        and t.type == "binary_expression"
+        and text(t.child_by_field_name("operator")) in ("*", "/", "%", "<<", ">>")
+        and any(c.type == "identifier" and text(c) in ints for c in cuda_ast.walk(t))
+    )
+
+
+def _strip(n: cuda_ast.Node | None) -> cuda_ast.Node | None:
+    while n is not None and n.type in ("parenthesized_expression", "cast_expression"):
+        n = n.named_children[-1] if n.named_children else None
+    return n
+
+
+def find(unit: cuda_ast.Unit, kernel: str, an: extents.Analysis) -> list[Relation]:
+    fn = unit.kernels.get(kernel)
+    if fn is None:
+        return []
+    ints = {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
+    ints -= set(unit.defines)
+    sized = set().union(*(p.names() for p in an.axes.values())) | an.loop_bounds | an.guard_bounds | an.windows
+    divisors = {x for _, f, _ in an.quotients.values() for x in f}
+    strides = {s for s in an.scales if s in ints} - sized - divisors
+    rels: list[Relation] = []
+    rels += offsets(fn, ints)
+    rels += layouts(an, strides, _outer(fn, ints))
+    for step, width in sorted(kernel_pitches(unit, kernel)):
+        floor = Floor(step, Poly.var(width), f"it steps between rows read after a test against {width}")
+        if step in ints and width in ints and not any(isinstance(r, Floor) and r.name == step for r in rels):
+            rels.append(floor)
+    return rels
+
+
+def _points(spec: Spec) -> list[dict[str, int] | None]:
+    """None for the draft's own sizes, then each check size's table (made explicit)."""
+    if spec.verify_sizes is None:
+        spec.verify_sizes = [dict(t) for t in default_verify_sizes(spec)]
+    return [None, *spec.verify_sizes]
+
+
+def _env(spec: Spec, table: dict[str, int] | None) -> dict[str, int]:
+    return env_at(spec, {**spec.sizes, **(table or {})})
+
+
+def _value(p: Poly, env: dict[str, int]) -> Fraction | None:
+    return p.value(env) if p.names() <= set(env) else None
+
+
+def _wanted(r: Relation, env: dict[str, int]) -> int | None:
+    """The value `r.name` moves to at `env`, or None where it already meets `r` (or cannot be told)."""
+    have = env.get(r.name)
+    if isinstance(r, Ceiling):
+        high = _value(r.high, env)
+        if have is None or high is None or high < 0 or have <= high:
+            return None
+        return max(0, int(high) - 1)
+    low = _value(r.low, env)
+    if have is None or low is None:
+        return None
+    if r.whole is not None and (step := env.get(r.whole, 0)) > 0:
+        if have >= low:
+            return None
+        return step * math.ceil(low / step)
+    if have > low or (have == low and not r.strict):
+        return None
+    pad = PADS[sum(ord(c) for c in r.name) % len(PADS)] * r.unit
+    return int(math.ceil(low / r.unit)) * r.unit + pad
+
+
+def fit(spec: Spec, rels: list[Relation], guesses: list[tuple[str, str]]) -> list[str]:
+    """Move the draft's values inside `rels` at its sizes and at each check size; the names moved."""
+    if not rels:
+        return []
+    args = {a.name: a for a in spec.args if not a.is_array}
+    moved: list[str] = []
+    points = _points(spec)
+    for r in rels:
+        if r.name in spec.sizes:
+            said = ""
+            for table in points:
+                env = _env(spec, table)
+                want = _wanted(r, env)
+                if want is None:
+                    continue
+                (spec.sizes if table is None else table)[r.name] = want
+                said = said or f"{want}"
+            if said:
+                moved.append(r.name)
+                _retell(guesses, f"sizes.{r.name}", f"{said}: {r.why}; set the value you use")
+        elif (arg := args.get(r.name)) is not None and arg.init == "constant":
+            outer = {o.name for o in rels if isinstance(o, Floor) and o.whole == r.name}
+            inverted = isinstance(arg.value, str) and bool(set(PLAIN.findall(arg.value)) & outer)
+            if not inverted and all(_wanted(r, _env(spec, t)) is None for t in points):
+                continue
+            new = _expression(r, spec, args)
+            old = arg.value
+            arg.value = new
+            if new is None or any(_wanted(r, _env(spec, t)) is not None for t in points):
+                arg.value = old  # no expression meets it everywhere: left as it was
+                continue
+            moved.append(r.name)
+            _retell(guesses, f"args.{r.name}", f"{r.name} = {new}: {r.why}; set the value you use")
+    return moved
+
+
+def _expression(r: Relation, spec: Spec, args: dict) -> str | None:
+    """`r` met at every size by an expression over the sizes (other scalars' values put in)."""
+    if isinstance(r, Ceiling):
+        bound = r.high - Poly.const(1)
+        body = f"max(0, {_text(bound, spec, args)})"
+        return body
+    pad = PADS[sum(ord(c) for c in r.name) % len(PADS)] * r.unit
+    if r.whole is not None:
+        inner = _text(Poly.var(r.whole), spec, args)
+        low = _text(r.low, spec, args)
+        return f"({inner}) * ((({low}) + ({inner}) - 1) // ({inner}))"
+    return f"{_text(r.low, spec, args)} + {pad}"
+
+
+def _text(p: Poly, spec: Spec, args: dict) -> str:
+    out = p.text()
+    for name in sorted(p.names() - set(spec.sizes)):
+        a = args.get(name)
+        if a is None or a.init != "constant":
+            continue
+        out = re.sub(WORD % re.escape(name), f"({a.value})", out)
+    return out
+
+
+def _retell(guesses: list[tuple[str, str]], key: str, why: str) -> None:
+    guesses[:] = [g for g in guesses if g[0] != key]
+    guesses.append((key, why))
+
+
+def lengths(spec: Spec, an: extents.Analysis, moved: list[str]) -> None:
+    """Each array an access of which reaches past its length once `moved` scalars changed: its length
+    taken as the largest of what it had and what each such access reaches."""
+    if not moved:
+        return
+    args = {a.name: a for a in spec.args if not a.is_array}
+    points = [None, *(spec.verify_sizes or [])]
+    for arr in spec.args:
+        use = an.uses.get(arr.name)
+        if not arr.is_array or use is None or arr.lanes != 1 or not isinstance(arr.size, int | str):
+            continue
+        needs = [
+            h for h in use.accesses if h is not None and h.names() & set(moved) and all(PLAIN.fullmatch(v) for v in h.names())
+        ]
+        if not needs:
+            continue
+        short = []
+        for h in needs:
+            for t in points:
+                env = _env(spec, t)
+                reach = _value(h, env)
+                try:
+                    have = evaluate(arr.size, env)
+                except ExprError:
+                    have = None
+                if reach is not None and have is not None and have < reach + 1:
+                    short.append(h)
+                    break
+        if short:
+            texts = [f"{_text(h, spec, args)} + 1" for h in short]
+            arr.size = f"max({arr.size}, {', '.join(texts)})"
