@@ -79,6 +79,7 @@ def layouts(an: extents.Analysis, strides: set[str], outer: set[str]) -> list[Fl
         return (s in outer, max(an.scales.get(s, {-1})), s)
 
     found: list[Floor] = []
+    counted: set[str] = set()  # strides times a count of items less one (`(batch - 1) * sb`), not a size alone
     for arr, use in sorted(an.uses.items()):
         for h in use.accesses:
             if h is None or not h.names() & strides or not all(PLAIN.fullmatch(v) for v in h.names()):
@@ -88,12 +89,16 @@ def layouts(an: extents.Analysis, strides: set[str], outer: set[str]) -> list[Fl
             below = Poly({m: c for m, c in h.terms.items() if not set(m) & strides})
             if below.names() & an.windows:
                 continue  # a window the index slides (`o * S + k`): overlapping by design
+            if below.is_const():
+                continue  # items of a fixed size (bits, fields of a record): no span to step over
             inner: str | None = None
             for level, s in enumerate(sorted(h.names() & strides, key=rank)):
                 coef = h.coefficient(s)
                 unit = math.lcm(*(c.denominator for c in coef.terms.values()))
                 if not coef.names():
                     break  # a constant times a stride: no count of items
+                if coef.terms.get((), 0) < 0:
+                    counted.add(s)
                 low = (below + Poly.const(1)) * Poly.const(unit)
                 why = f"it steps over the items of {arr} (`{s}` times an item's number), each reaching {low.text()}"
                 floor = Floor(s, low, why, unit, inner, strict=inner is None, level=level)
@@ -101,7 +106,7 @@ def layouts(an: extents.Analysis, strides: set[str], outer: set[str]) -> list[Fl
                     found.append(floor)
                 below = below + Poly.var(s) * coef
                 inner = s
-    return sorted(found, key=lambda f: f.level)
+    return sorted((f for f in found if f.name in counted), key=lambda f: f.level)
 
 
 def _loops(body: cuda_ast.Node) -> dict[str, str]:
@@ -221,7 +226,7 @@ def _value(p: Poly, env: dict[str, int]) -> Fraction | None:
     return p.value(env) if p.names() <= set(env) else None
 
 
-def _wanted(r: Relation, env: dict[str, int]) -> int | None:
+def _wanted(r: Relation, env: dict[str, int], pad: int = PADS[0]) -> int | None:
     """The value `r.name` moves to at `env`, or None where it already meets `r` (or cannot be told)."""
     have = env.get(r.name)
     if isinstance(r, Ceiling):
@@ -238,8 +243,7 @@ def _wanted(r: Relation, env: dict[str, int]) -> int | None:
         return step * math.ceil(low / step)
     if have > low or (have == low and not r.strict):
         return None
-    pad = PADS[sum(ord(c) for c in r.name) % len(PADS)] * r.unit
-    return int(math.ceil(low / r.unit)) * r.unit + pad
+    return int(math.ceil(low / r.unit)) * r.unit + pad * r.unit
 
 
 def fit(spec: Spec, rels: list[Relation], guesses: list[tuple[str, str]]) -> list[str]:
@@ -249,12 +253,13 @@ def fit(spec: Spec, rels: list[Relation], guesses: list[tuple[str, str]]) -> lis
     args = {a.name: a for a in spec.args if not a.is_array}
     moved: list[str] = []
     points = _points(spec)
+    pads = {n: PADS[i % len(PADS)] for i, n in enumerate(dict.fromkeys(r.name for r in rels))}  # apart
     for r in rels:
         if r.name in spec.sizes:
             said = ""
             for table in points:
                 env = _env(spec, table)
-                want = _wanted(r, env)
+                want = _wanted(r, env, pads[r.name])
                 if want is None:
                     continue
                 (spec.sizes if table is None else table)[r.name] = want
@@ -267,7 +272,7 @@ def fit(spec: Spec, rels: list[Relation], guesses: list[tuple[str, str]]) -> lis
             inverted = isinstance(arg.value, str) and bool(set(PLAIN.findall(arg.value)) & outer)
             if not inverted and all(_wanted(r, _env(spec, t)) is None for t in points):
                 continue
-            new = _expression(r, spec, args)
+            new = _expression(r, spec, args, pads[r.name])
             old = arg.value
             arg.value = new
             if new is None or any(_wanted(r, _env(spec, t)) is not None for t in points):
@@ -278,18 +283,17 @@ def fit(spec: Spec, rels: list[Relation], guesses: list[tuple[str, str]]) -> lis
     return moved
 
 
-def _expression(r: Relation, spec: Spec, args: dict) -> str | None:
+def _expression(r: Relation, spec: Spec, args: dict, pad: int) -> str | None:
     """`r` met at every size by an expression over the sizes (other scalars' values put in)."""
     if isinstance(r, Ceiling):
         bound = r.high - Poly.const(1)
         body = f"max(0, {_text(bound, spec, args)})"
         return body
-    pad = PADS[sum(ord(c) for c in r.name) % len(PADS)] * r.unit
     if r.whole is not None:
         inner = _text(Poly.var(r.whole), spec, args)
         low = _text(r.low, spec, args)
         return f"({inner}) * ((({low}) + ({inner}) - 1) // ({inner}))"
-    return f"{_text(r.low, spec, args)} + {pad}"
+    return f"{_text(r.low, spec, args)} + {pad * r.unit}"
 
 
 def _text(p: Poly, spec: Spec, args: dict) -> str:
@@ -319,7 +323,9 @@ def lengths(spec: Spec, an: extents.Analysis, moved: list[str]) -> None:
         if not arr.is_array or use is None or arr.lanes != 1 or not isinstance(arr.size, int | str):
             continue
         needs = [
-            h for h in use.accesses if h is not None and h.names() & set(moved) and all(PLAIN.fullmatch(v) for v in h.names())
+            h
+            for h in use.accesses
+            if h is not None and h.names() & set(moved) and all(PLAIN.fullmatch(v) for v in h.names())
         ]
         if not needs:
             continue
