@@ -94,7 +94,7 @@ def layouts(an: extents.Analysis, strides: set[str], outer: set[str]) -> list[Fl
             inner: str | None = None
             for level, s in enumerate(sorted(h.names() & strides, key=rank)):
                 coef = h.coefficient(s)
-                unit = math.lcm(*(c.denominator for c in coef.terms.values()))
+                unit = math.lcm(*(c.denominator for m, c in coef.terms.items() if m))  # a byte stride: 1/4
                 if not coef.names():
                     break  # a constant times a stride: no count of items
                 if coef.terms.get((), 0) < 0:
@@ -206,16 +206,15 @@ def find(unit: cuda_ast.Unit, kernel: str, an: extents.Analysis) -> list[Relatio
     rels += layouts(an, strides, _outer(fn, ints))
     for step, width in sorted(kernel_pitches(unit, kernel)):
         floor = Floor(step, Poly.var(width), f"it steps between rows read after a test against {width}")
-        if step in ints and width in ints and not any(isinstance(r, Floor) and r.name == step for r in rels):
+        if step in ints - sized - divisors and width in ints - an.loop_bounds and all(r.name != step for r in rels):
             rels.append(floor)
     return rels
 
 
 def _points(spec: Spec) -> list[dict[str, int] | None]:
-    """None for the draft's own sizes, then each check size's table (made explicit)."""
-    if spec.verify_sizes is None:
-        spec.verify_sizes = [dict(t) for t in default_verify_sizes(spec)]
-    return [None, *spec.verify_sizes]
+    """None for the draft's own sizes, then each check size's table (copies, made explicit)."""
+    tables = spec.verify_sizes if spec.verify_sizes is not None else default_verify_sizes(spec)
+    return [None, *(dict(t) for t in tables)]
 
 
 def _env(spec: Spec, table: dict[str, int] | None) -> dict[str, int]:
@@ -280,20 +279,30 @@ def fit(spec: Spec, rels: list[Relation], guesses: list[tuple[str, str]]) -> lis
                 continue
             moved.append(r.name)
             _retell(guesses, f"args.{r.name}", f"{r.name} = {new}: {r.why}; set the value you use")
+    if moved:
+        spec.verify_sizes = [t for t in points if t is not None]
     return moved
 
 
-def _expression(r: Relation, spec: Spec, args: dict, pad: int) -> str | None:
+def _expression(r: Relation, spec: Spec, args: dict, pad: int) -> str | int | None:
     """`r` met at every size by an expression over the sizes (other scalars' values put in)."""
     if isinstance(r, Ceiling):
         bound = r.high - Poly.const(1)
-        body = f"max(0, {_text(bound, spec, args)})"
-        return body
+        return _simple(f"max(0, {_text(bound, spec, args)})")
     if r.whole is not None:
         inner = _text(Poly.var(r.whole), spec, args)
         low = _text(r.low, spec, args)
-        return f"({inner}) * ((({low}) + ({inner}) - 1) // ({inner}))"
-    return f"{_text(r.low, spec, args)} + {pad * r.unit}"
+        return _simple(f"({inner}) * ((({low}) + ({inner}) - 1) // ({inner}))")
+    return _simple(f"{_text(r.low, spec, args)} + {pad * r.unit}")
+
+
+def _simple(expr: str) -> str | int:
+    """`expr`, or its value where it names no size."""
+    try:
+        value = evaluate(expr, {})
+    except ExprError:
+        return expr
+    return int(value) if float(value).is_integer() else expr
 
 
 def _text(p: Poly, spec: Spec, args: dict) -> str:
