@@ -27,7 +27,7 @@ from .draft_pitch import kernel_pitches
 from .draft_relations import _ident, _terms, env_at
 from .expr import ExprError, evaluate
 from .poly import Poly
-from .spec import Spec
+from .spec import Arg, Spec
 from .spec_model import default_verify_sizes
 
 PLAIN = re.compile(r"[A-Za-z_]\w*")
@@ -89,8 +89,9 @@ def layouts(an: extents.Analysis, strides: set[str], outer: set[str]) -> list[Fl
             below = Poly({m: c for m, c in h.terms.items() if not set(m) & strides})
             if below.names() & an.windows:
                 continue  # a window the index slides (`o * S + k`): overlapping by design
-            if below.is_const():
-                continue  # items of a fixed size (bits, fields of a record): no span to step over
+            # below a constant (`b * sb + i * inc`, a record's fields, bits): the innermost stride spaces
+            # single elements, no item to step over; the strides past it do
+            spacing = below.is_const()
             inner: str | None = None
             for level, s in enumerate(sorted(h.names() & strides, key=rank)):
                 coef = h.coefficient(s)
@@ -102,6 +103,8 @@ def layouts(an: extents.Analysis, strides: set[str], outer: set[str]) -> list[Fl
                 low = (below + Poly.const(1)) * Poly.const(unit)
                 why = f"it steps over the items of {arr} (`{s}` times an item's number), each reaching {low.text()}"
                 floor = Floor(s, low, why, unit, inner, strict=inner is None, level=level)
+                if spacing and level == 0:
+                    floor = Floor(s, Poly.const(1), f"it spaces single elements of {arr}", strict=False)
                 if floor not in found:
                     found.append(floor)
                 below = below + Poly.var(s) * coef
@@ -284,7 +287,7 @@ def fit(spec: Spec, rels: list[Relation], guesses: list[tuple[str, str]]) -> lis
     return moved
 
 
-def _expression(r: Relation, spec: Spec, args: dict, pad: int) -> str | int | None:
+def _expression(r: Relation, spec: Spec, args: dict[str, Arg], pad: int) -> str | int | None:
     """`r` met at every size by an expression over the sizes (other scalars' values put in)."""
     if isinstance(r, Ceiling):
         bound = r.high - Poly.const(1)
@@ -305,13 +308,17 @@ def _simple(expr: str) -> str | int:
     return int(value) if float(value).is_integer() else expr
 
 
-def _text(p: Poly, spec: Spec, args: dict) -> str:
+def _text(p: Poly, spec: Spec, args: dict[str, Arg]) -> str:
+    """`p` over the sizes: each other scalar's value put in (a number, or its expression's text)."""
+    for name in sorted(p.names() - set(spec.sizes)):
+        a = args.get(name)
+        if a is not None and a.init == "constant" and isinstance(a.value, int) and not isinstance(a.value, bool):
+            p = p.substitute(name, Poly.const(a.value))
     out = p.text()
     for name in sorted(p.names() - set(spec.sizes)):
         a = args.get(name)
-        if a is None or a.init != "constant":
-            continue
-        out = re.sub(WORD % re.escape(name), f"({a.value})", out)
+        if a is not None and a.init == "constant":
+            out = re.sub(WORD % re.escape(name), f"({a.value})", out)
     return out
 
 
@@ -322,34 +329,39 @@ def _retell(guesses: list[tuple[str, str]], key: str, why: str) -> None:
 
 def lengths(spec: Spec, an: extents.Analysis, moved: list[str]) -> None:
     """Each array an access of which reaches past its length once `moved` scalars changed: its length
-    taken as the largest of what it had and what each such access reaches."""
+    taken as the largest of what it had and what each such access reaches; as what they reach where
+    every access is plain (a stride that moved down leaves no length sized by its old value)."""
     if not moved:
         return
     args = {a.name: a for a in spec.args if not a.is_array}
     points = [None, *(spec.verify_sizes or [])]
+    changed = set(moved) - set(spec.sizes)  # a size moved is named in the lengths: they follow it
     for arr in spec.args:
         use = an.uses.get(arr.name)
-        if not arr.is_array or use is None or arr.lanes != 1 or not isinstance(arr.size, int | str):
+        if not arr.is_array or use is None or not isinstance(arr.size, int | str):
             continue
-        needs = [
-            h
-            for h in use.accesses
-            if h is not None and h.names() & set(moved) and all(PLAIN.fullmatch(v) for v in h.names())
-        ]
-        if not needs:
+        plain = [h for h in use.accesses if h is not None and all(PLAIN.fullmatch(v) for v in h.names())]
+        if not any(h.names() & changed for h in plain):
             continue
-        short = []
-        for h in needs:
-            for t in points:
-                env = _env(spec, t)
-                reach = _value(h, env)
-                try:
-                    have = evaluate(arr.size, env)
-                except ExprError:
-                    have = None
-                if reach is not None and have is not None and have < reach + 1:
-                    short.append(h)
-                    break
+        texts = list(dict.fromkeys(_text(h + Poly.const(1), spec, args) for h in plain))
+        if len(plain) == len(use.accesses) and _holds(spec, points, texts, use.accesses):
+            arr.size = texts[0] if len(texts) == 1 else f"max({', '.join(texts)})"
+            continue
+        short = [_text(h + Poly.const(1), spec, args) for h in plain if not _holds(spec, points, [str(arr.size)], [h])]
         if short:
-            texts = [f"{_text(h, spec, args)} + 1" for h in short]
-            arr.size = f"max({arr.size}, {', '.join(texts)})"
+            arr.size = f"max({arr.size}, {', '.join(dict.fromkeys(short))})"
+
+
+def _holds(spec: Spec, points: list[dict[str, int] | None], sizes: list[str], reach: list[Poly | None]) -> bool:
+    """Whether the largest of `sizes` holds each of `reach` (+ 1) at every point."""
+    for t in points:
+        env = _env(spec, t)
+        try:
+            have = max(evaluate(x, env) for x in sizes)
+        except ExprError:
+            return False
+        for h in reach:
+            v = _value(h, env) if h is not None else None
+            if v is None or have < v + 1:
+                return False
+    return True

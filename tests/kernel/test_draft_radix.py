@@ -6,6 +6,8 @@ size."""
 
 from __future__ import annotations
 
+from kt_tui.kernel.expr import evaluate
+
 from .test_draft_shapes import _draft, _points
 
 PANEL = """
@@ -130,3 +132,32 @@ def test_a_row_step_read_with_a_column_a_device_function_bounds_is_past_the_widt
     d = _draft(MIRROR)
     for at in _points(d.spec):
         assert at["step"] > at["width"]  # before: 3
+
+
+SIGNALS = """
+__global__ void dft_batched(const float2 *in, int istride, int idist, float2 *out, int nfft, int batch)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    const int b = blockIdx.y * blockDim.y + threadIdx.y;
+    if (k >= nfft || b >= batch)
+        return;
+    const float2 *x = in + (size_t)b * idist;
+    float2 acc = make_float2(0.0f, 0.0f);
+    for (int n = 0; n < nfft; n++) {
+        const float2 v = x[(size_t)n * istride];
+        acc.x += v.x * (k + 1);
+        acc.y += v.y;
+    }
+    out[(size_t)b * nfft + k] = acc;
+}
+"""
+
+
+def test_a_spacing_between_elements_is_the_inner_stride_and_the_signals_do_not_overlap():
+    d = _draft(SIGNALS)
+    signal = next(a for a in d.spec.args if a.name == "in")
+    for at in _points(d.spec):
+        assert at["istride"] < at["nfft"]  # before: istride = batch * idist + 32, the signals interleaved
+        assert at["idist"] >= (at["nfft"] - 1) * at["istride"] + 1
+        reach = (at["batch"] - 1) * at["idist"] + (at["nfft"] - 1) * at["istride"] + 1
+        assert reach <= evaluate(signal.size, at) <= 2 * reach  # the length follows the strides that moved
