@@ -32,6 +32,7 @@ from .spec_model import default_verify_sizes
 
 PLAIN = re.compile(r"[A-Za-z_]\w*")
 PADS = (3, 5, 7, 9)  # elements past a stride's floor, apart per stride: a kernel that mixes two strides up fails
+PASSES = 3
 WORD = r"(?<![\w.])%s(?![\w(])"
 
 
@@ -256,35 +257,39 @@ def fit(spec: Spec, rels: list[Relation], guesses: list[tuple[str, str]]) -> lis
     moved: list[str] = []
     points = _points(spec)
     pads = {n: PADS[i % len(PADS)] for i, n in enumerate(dict.fromkeys(r.name for r in rels))}  # apart
-    for r in rels:
-        if r.name in spec.sizes:
-            said = ""
-            for table in points:
-                env = _env(spec, table)
-                want = _wanted(r, env, pads[r.name])
-                if want is None:
+    for _ in range(PASSES):  # a value moved for one relation may leave another: again, a few times
+        before = len(moved)
+        for r in rels:
+            if r.name in spec.sizes:
+                said = ""
+                for table in points:
+                    env = _env(spec, table)
+                    want = _wanted(r, env, pads[r.name])
+                    if want is None:
+                        continue
+                    (spec.sizes if table is None else table)[r.name] = want
+                    said = said or f"{want}"
+                if said:
+                    moved.append(r.name)
+                    _retell(guesses, f"sizes.{r.name}", f"{said}: {r.why}; set the value you use")
+            elif (arg := args.get(r.name)) is not None and arg.init == "constant":
+                outer = {o.name for o in rels if isinstance(o, Floor) and o.whole == r.name}
+                inverted = isinstance(arg.value, str) and bool(set(PLAIN.findall(arg.value)) & outer)
+                if not inverted and all(_wanted(r, _env(spec, t)) is None for t in points):
                     continue
-                (spec.sizes if table is None else table)[r.name] = want
-                said = said or f"{want}"
-            if said:
+                new = _expression(r, spec, args, pads[r.name])
+                old = arg.value
+                arg.value = new
+                if new is None or any(_wanted(r, _env(spec, t)) is not None for t in points):
+                    arg.value = old  # no expression meets it everywhere: left as it was
+                    continue
                 moved.append(r.name)
-                _retell(guesses, f"sizes.{r.name}", f"{said}: {r.why}; set the value you use")
-        elif (arg := args.get(r.name)) is not None and arg.init == "constant":
-            outer = {o.name for o in rels if isinstance(o, Floor) and o.whole == r.name}
-            inverted = isinstance(arg.value, str) and bool(set(PLAIN.findall(arg.value)) & outer)
-            if not inverted and all(_wanted(r, _env(spec, t)) is None for t in points):
-                continue
-            new = _expression(r, spec, args, pads[r.name])
-            old = arg.value
-            arg.value = new
-            if new is None or any(_wanted(r, _env(spec, t)) is not None for t in points):
-                arg.value = old  # no expression meets it everywhere: left as it was
-                continue
-            moved.append(r.name)
-            _retell(guesses, f"args.{r.name}", f"{r.name} = {new}: {r.why}; set the value you use")
+                _retell(guesses, f"args.{r.name}", f"{r.name} = {new}: {r.why}; set the value you use")
+        if len(moved) == before:
+            break
     if moved:
         spec.verify_sizes = [t for t in points if t is not None]
-    return moved
+    return list(dict.fromkeys(moved))
 
 
 def _expression(r: Relation, spec: Spec, args: dict[str, Arg], pad: int) -> str | int | None:
