@@ -33,6 +33,7 @@ from .spec_model import default_verify_sizes
 PLAIN = re.compile(r"[A-Za-z_]\w*")
 PADS = (3, 5, 7, 9)  # elements past a stride's floor, apart per stride: a kernel that mixes two strides up fails
 PASSES = 3
+WIDE = ("long long", "size_t", "long", "unsigned long long", "int64_t", "ptrdiff_t")  # a batch stride's type
 WORD = r"(?<![\w.])%s(?![\w(])"
 
 
@@ -73,30 +74,38 @@ def _outer(fn: cuda_ast.Function, ints: set[str]) -> set[str]:
     return out
 
 
-def layouts(an: extents.Analysis, strides: set[str], outer: set[str]) -> list[Floor]:
-    """The floors of the strides `strides` from each access bound of the kernel (see the module's doc)."""
+def layouts(
+    an: extents.Analysis, strides: dict[str, int], outer: set[str], sizes: dict[str, int | None]
+) -> list[Floor]:
+    """The floors of the strides `strides` (-> their bytes) from each access bound of the kernel (see the
+    module's doc); `sizes`: each array's element bytes, the unit of a stride that counts bytes."""
 
-    def rank(s: str) -> tuple[int, int, str]:
-        return (s in outer, max(an.scales.get(s, {-1})), s)
+    def rank(s: str) -> tuple[bool, int, int]:
+        return (s in outer, max(an.scales.get(s, {-1})), strides[s])
 
     found: list[Floor] = []
     counted: set[str] = set()  # strides times a count of items less one (`(batch - 1) * sb`), not a size alone
+    records: dict[str, tuple[int, str]] = {}  # a record's stride -> the last field read, in which array
     for arr, use in sorted(an.uses.items()):
         for h in use.accesses:
-            if h is None or not h.names() & strides or not all(PLAIN.fullmatch(v) for v in h.names()):
+            if h is None or not h.names() & set(strides) or not all(PLAIN.fullmatch(v) for v in h.names()):
                 continue
             if any(len([v for v in m if v in strides]) > 1 for m in h.terms):
                 continue  # a stride times a stride: no plain radix
-            below = Poly({m: c for m, c in h.terms.items() if not set(m) & strides})
+            below = Poly({m: c for m, c in h.terms.items() if not set(m) & set(strides)})
             if below.names() & an.windows:
                 continue  # a window the index slides (`o * S + k`): overlapping by design
             # below a constant (`b * sb + i * inc`, a record's fields, bits): the innermost stride spaces
             # single elements, no item to step over; the strides past it do
             spacing = below.is_const()
+            mine = sorted(h.names() & set(strides), key=rank)
+            if any(rank(a) == rank(b) for a, b in zip(mine, mine[1:])):
+                continue  # no telling which stride is the outer one
             inner: str | None = None
-            for level, s in enumerate(sorted(h.names() & strides, key=rank)):
+            for level, s in enumerate(mine):
                 coef = h.coefficient(s)
-                unit = math.lcm(*(c.denominator for m, c in coef.terms.items() if m))  # a byte stride: 1/4
+                unit = math.lcm(*(c.denominator for m, c in coef.terms.items() if m))
+                unit = unit if unit > 1 and unit == sizes.get(arr) else 1  # a byte pitch into floats: 1/4
                 if not coef.names():
                     break  # a constant times a stride: no count of items
                 if coef.terms.get((), 0) < 0:
@@ -104,12 +113,21 @@ def layouts(an: extents.Analysis, strides: set[str], outer: set[str]) -> list[Fl
                 low = (below + Poly.const(1)) * Poly.const(unit)
                 why = f"it steps over the items of {arr} (`{s}` times an item's number), each reaching {low.text()}"
                 floor = Floor(s, low, why, unit, inner, strict=inner is None, level=level)
-                if spacing and level == 0:
+                if spacing and level == 0 and (unit > 1 or below.value() < 1):
                     floor = Floor(s, Poly.const(1), f"it spaces single elements of {arr}", strict=False)
+                elif spacing and level == 0:  # `i * S + c`: fields 0 to c of records S apart, the widest kept
+                    records[s] = max(records.get(s, (0, arr)), (int(below.value()), arr))
+                    continue
                 if floor not in found:
                     found.append(floor)
                 below = below + Poly.var(s) * coef
                 inner = s
+    for s, (c, arr) in sorted(records.items()):
+        found.append(
+            Floor(
+                s, Poly.const(c + 1), f"it steps from one record of {arr} to the next, whose fields 0 to {c} are read"
+            )
+        )
     return sorted((f for f in found if f.name in counted), key=lambda f: f.level)
 
 
@@ -204,10 +222,12 @@ def find(unit: cuda_ast.Unit, kernel: str, an: extents.Analysis) -> list[Relatio
     ints -= set(unit.defines)
     sized = set().union(*(p.names() for p in an.axes.values())) | an.loop_bounds | an.guard_bounds | an.windows
     divisors = {x for _, f, _ in an.quotients.values() for x in f}
-    strides = {s for s in an.scales if s in ints} - sized - divisors
+    wide = {p.name: 8 if p.type in WIDE else 4 for p in fn.params if not p.pointer}
+    strides = {s: wide[s] for s in an.scales if s in ints - sized - divisors}
+    sizes = {p.name: cuda_ast.type_bytes(p.type, unit) for p in fn.params if p.pointer}
     rels: list[Relation] = []
     rels += offsets(fn, ints)
-    rels += layouts(an, strides, _outer(fn, ints))
+    rels += layouts(an, strides, _outer(fn, ints), sizes)
     for step, width in sorted(kernel_pitches(unit, kernel)):
         floor = Floor(step, Poly.var(width), f"it steps between rows read after a test against {width}")
         if step in ints - sized - divisors and width in ints - an.loop_bounds and all(r.name != step for r in rels):
