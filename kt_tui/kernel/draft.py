@@ -590,5 +590,5 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     guesses.extend(draft_periods.whole_periods(spec, fn) + draft_partials.fit(spec, fn))
     draft_dof.fit(spec, fn, guesses)
     draft_logs.fit(spec, fn, guesses)
-    draft_radix.lengths(spec, an, draft_radix.fit(spec, draft_radix.find(unit, kernel.name, an), guesses))
+    draft_radix.keep(spec, unit, kernel.name, an, guesses)
     return Draft(spec, guesses)

@@ -16,6 +16,7 @@ scalar lowered), said as a guess; a value that meets them is left as it is."""
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from . import cuda_ast, extents
 from .cuda_ast import text
 from .draft_pitch import kernel_pitches
 from .draft_relations import _ident, _terms, env_at
+from .draft_sizes import MAX_ELEMENTS
 from .expr import ExprError, evaluate
 from .poly import Poly
 from .spec import Arg, Spec
@@ -74,14 +76,50 @@ def _outer(fn: cuda_ast.Function, ints: set[str]) -> set[str]:
     return out
 
 
+def _depths(fn: cuda_ast.Function, ints: set[str]) -> dict[str, tuple[str, int]]:
+    """Int scalar -> (the index it multiplies is taken from, how many factors were divided out of it):
+    `n = i / (W * C)`, `c = (i / W) % C`: (i, 2) and (i, 1). Of two strides over one flat index, the
+    deeper one's is the outer one."""
+    depth: dict[str, tuple[str, int]] = {}
+
+    def of(n: cuda_ast.Node | None) -> tuple[str, int]:
+        n = _strip(n)
+        if n is None or n.type != "binary_expression":
+            return depth.get(text(n), (text(n), 0)) if n is not None else ("", 0)
+        op = text(n.child_by_field_name("operator"))
+        if op in ("/", "%"):
+            root, d = of(n.child_by_field_name("left"))
+            right = _strip(n.child_by_field_name("right"))
+            factors = [c for c in cuda_ast.walk(right) if c.type in ("identifier", "number_literal")]
+            return (root, d + len(factors)) if op == "/" else (root, d)
+        return (text(n), 0)
+
+    out: dict[str, tuple[str, int]] = {}
+    for n in cuda_ast.walk(fn.body) if fn.body is not None else []:
+        if n.type == "init_declarator" and (name := _ident(n.child_by_field_name("declarator"))) is not None:
+            value = _strip(n.child_by_field_name("value"))
+            depth[name] = of(value) if value is not None and value.type == "binary_expression" else (name, 0)
+        elif n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "*":
+            for a, b in (("left", "right"), ("right", "left")):
+                if (st := _ident(n.child_by_field_name(a))) in ints:
+                    got = of(n.child_by_field_name(b))
+                    out[st] = got if st not in out or out[st] == got else ("", 0)  # two indices: no telling
+    return out
+
+
 def layouts(
-    an: extents.Analysis, strides: dict[str, int], outer: set[str], sizes: dict[str, int | None]
+    an: extents.Analysis,
+    strides: dict[str, int],
+    outer: set[str],
+    sizes: dict[str, int | None],
+    depths: dict[str, tuple[str, int]],
 ) -> list[Floor]:
     """The floors of the strides `strides` (-> their bytes) from each access bound of the kernel (see the
-    module's doc); `sizes`: each array's element bytes, the unit of a stride that counts bytes."""
+    module's doc); `sizes`: each array's element bytes, the unit of a stride that counts bytes; `depths`:
+    see _depths."""
 
-    def rank(s: str) -> tuple[bool, int, int]:
-        return (s in outer, max(an.scales.get(s, {-1})), strides[s])
+    def rank(s: str, flat: bool = False) -> tuple[bool, int, int, int]:
+        return (s in outer, max(an.scales.get(s, {-1})), depths.get(s, ("", 0))[1] if flat else 0, strides[s])
 
     found: list[Floor] = []
     counted: set[str] = set()  # strides times a count of items less one (`(batch - 1) * sb`), not a size alone
@@ -98,8 +136,18 @@ def layouts(
             # below a constant (`b * sb + i * inc`, a record's fields, bits): the innermost stride spaces
             # single elements, no item to step over; the strides past it do
             spacing = below.is_const()
-            mine = sorted(h.names() & set(strides), key=rank)
-            if any(rank(a) == rank(b) for a, b in zip(mine, mine[1:])):
+            here = h.names() & set(strides)
+            groups: dict[tuple[bool | int, ...], set[str]] = {}
+            for s in here:
+                groups.setdefault(rank(s)[:2], set()).add(s)
+            flat = {  # strides over parts of one flat index on one axis: the deeper part's is the outer one
+                s
+                for g in groups.values()
+                if len(g) > 1 and len(roots := {depths.get(t, ("", 0))[0] for t in g}) == 1 and "" not in roots
+                for s in g
+            }
+            mine = sorted(here, key=lambda s: rank(s, s in flat))
+            if any(rank(a, a in flat) == rank(b, b in flat) for a, b in zip(mine, mine[1:])):
                 continue  # no telling which stride is the outer one
             inner: str | None = None
             for level, s in enumerate(mine):
@@ -214,6 +262,28 @@ def _strip(n: cuda_ast.Node | None) -> cuda_ast.Node | None:
     return n
 
 
+def keep(spec: Spec, unit: cuda_ast.Unit, kernel: str, an: extents.Analysis, guesses: list[tuple[str, str]]) -> None:
+    """`fit` the relations `find` reads and the lengths they move; undone where the arrays would then hold
+    more than a draft's sizes allow (values the relations cannot make sane)."""
+    before = (copy.deepcopy(spec), list(guesses))
+    lengths(spec, an, fit(spec, find(unit, kernel, an), guesses))
+    if _elements(spec) > max(MAX_ELEMENTS, _elements(before[0])):
+        spec.__dict__.update(before[0].__dict__)
+        guesses[:] = before[1]
+
+
+def _elements(spec: Spec) -> float:
+    """The most elements the arrays hold together at any of the spec's sizes (inf where one cannot tell)."""
+    most = 0.0
+    for t in _points(spec):
+        env = _env(spec, t)
+        try:
+            most = max(most, sum(float(evaluate(a.size, env)) for a in spec.args if a.is_array))
+        except (ExprError, OverflowError, ValueError, ZeroDivisionError):
+            return math.inf
+    return most
+
+
 def find(unit: cuda_ast.Unit, kernel: str, an: extents.Analysis) -> list[Relation]:
     fn = unit.kernels.get(kernel)
     if fn is None:
@@ -227,7 +297,7 @@ def find(unit: cuda_ast.Unit, kernel: str, an: extents.Analysis) -> list[Relatio
     sizes = {p.name: cuda_ast.type_bytes(p.type, unit) for p in fn.params if p.pointer}
     rels: list[Relation] = []
     rels += offsets(fn, ints)
-    rels += layouts(an, strides, _outer(fn, ints), sizes)
+    rels += layouts(an, strides, _outer(fn, ints), sizes, _depths(fn, ints))
     for step, width in sorted(kernel_pitches(unit, kernel)):
         floor = Floor(step, Poly.var(width), f"it steps between rows read after a test against {width}")
         if step in ints - sized - divisors and width in ints - an.loop_bounds and all(r.name != step for r in rels):
@@ -293,8 +363,9 @@ def fit(spec: Spec, rels: list[Relation], guesses: list[tuple[str, str]]) -> lis
                     moved.append(r.name)
                     _retell(guesses, f"sizes.{r.name}", f"{said}: {r.why}; set the value you use")
             elif (arg := args.get(r.name)) is not None and arg.init == "constant":
-                outer = {o.name for o in rels if isinstance(o, Floor) and o.whole == r.name}
-                inverted = isinstance(arg.value, str) and bool(set(PLAIN.findall(arg.value)) & outer)
+                # a value grown from a stride outer to it, or from an inner one that moved: drafted again
+                chain = _above(rels, r.name) | (_below(rels, r.name) & set(moved))
+                inverted = isinstance(arg.value, str) and bool(set(PLAIN.findall(arg.value)) & chain)
                 if not inverted and all(_wanted(r, _env(spec, t)) is None for t in points):
                     continue
                 new = _expression(r, spec, args, pads[r.name])
@@ -312,15 +383,48 @@ def fit(spec: Spec, rels: list[Relation], guesses: list[tuple[str, str]]) -> lis
     return list(dict.fromkeys(moved))
 
 
+def _above(rels: list[Relation], name: str) -> set[str]:
+    """The strides outer to `name` in the layouts of `rels`, however far."""
+    out: set[str] = set()
+    todo = [name]
+    while todo:
+        inner = todo.pop()
+        for o in rels:
+            if isinstance(o, Floor) and o.whole == inner and o.name not in out:
+                out.add(o.name)
+                todo.append(o.name)
+    return out
+
+
+def _below(rels: list[Relation], name: str) -> set[str]:
+    """The strides inner to `name` in the layouts of `rels`, however far."""
+    out: set[str] = set()
+    todo = [name]
+    while todo:
+        outer = todo.pop()
+        for o in rels:
+            if isinstance(o, Floor) and o.name == outer and o.whole is not None and o.whole not in out:
+                out.add(o.whole)
+                todo.append(o.whole)
+    return out
+
+
 def _expression(r: Relation, spec: Spec, args: dict[str, Arg], pad: int) -> str | int | None:
     """`r` met at every size by an expression over the sizes (other scalars' values put in)."""
     if isinstance(r, Ceiling):
         bound = r.high - Poly.const(1)
         return _simple(f"max(0, {_text(bound, spec, args)})")
+    step = args[r.whole].value if r.whole in args and r.whole not in spec.sizes else None
+    if isinstance(step, int) and step > 0:  # a whole number of inner items `step` apart, as a polynomial
+        floor = _poly(r.low, spec, args)
+        c0 = floor.terms.get((), Fraction(0))
+        if all(c % step == 0 for m, c in floor.terms.items() if m):
+            return _simple(_text(floor - Poly.const(c0) + Poly.const(step * math.ceil(c0 / step)), spec, args))
     if r.whole is not None:
         inner = _text(Poly.var(r.whole), spec, args)
         low = _text(r.low, spec, args)
         return _simple(f"({inner}) * ((({low}) + ({inner}) - 1) // ({inner}))")
+    pad = pad if r.strict else 1  # a spacing of single elements: 2, small
     return _simple(f"{_text(r.low, spec, args)} + {pad * r.unit}")
 
 
@@ -333,12 +437,18 @@ def _simple(expr: str) -> str | int:
     return int(value) if float(value).is_integer() else expr
 
 
-def _text(p: Poly, spec: Spec, args: dict[str, Arg]) -> str:
-    """`p` over the sizes: each other scalar's value put in (a number, or its expression's text)."""
+def _poly(p: Poly, spec: Spec, args: dict[str, Arg]) -> Poly:
+    """`p` with each scalar that is no size and has a whole number for its value put in."""
     for name in sorted(p.names() - set(spec.sizes)):
         a = args.get(name)
         if a is not None and a.init == "constant" and isinstance(a.value, int) and not isinstance(a.value, bool):
             p = p.substitute(name, Poly.const(a.value))
+    return p
+
+
+def _text(p: Poly, spec: Spec, args: dict[str, Arg]) -> str:
+    """`p` over the sizes: each other scalar's value put in (a number, or its expression's text)."""
+    p = _poly(p, spec, args)
     out = p.text()
     for name in sorted(p.names() - set(spec.sizes)):
         a = args.get(name)

@@ -161,3 +161,48 @@ def test_a_spacing_between_elements_is_the_inner_stride_and_the_signals_do_not_o
         assert at["idist"] >= (at["nfft"] - 1) * at["istride"] + 1
         reach = (at["batch"] - 1) * at["idist"] + (at["nfft"] - 1) * at["istride"] + 1
         assert reach <= evaluate(signal.size, at) <= 2 * reach  # the length follows the strides that moved
+
+
+FLAT = """
+__global__ void strided_gather(const float *in, int N, int C, int H, int W, int sn, int sc, int sh, int sw, float *out)
+{
+    const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= N * C * H * W)
+        return;
+    const int w = idx % W;
+    const int h = (idx / W) % H;
+    const int c = (idx / (W * H)) % C;
+    const int n = idx / (W * H * C);
+    out[idx] = in[n * sn + c * sc + h * sh + w * sw];
+}
+"""
+
+
+def test_strides_over_the_parts_of_one_flat_index_nest_as_the_divisions_do():
+    d = _draft(FLAT)
+    for at in _points(d.spec):  # before: sw = C*H*N*sc + ..., the spacing of elements outermost
+        assert at["sh"] >= (at["W"] - 1) * at["sw"] + 1
+        assert at["sc"] >= (at["H"] - 1) * at["sh"] + (at["W"] - 1) * at["sw"] + 1
+        assert at["sn"] >= (at["C"] - 1) * at["sc"] + (at["H"] - 1) * at["sh"] + (at["W"] - 1) * at["sw"] + 1
+        assert at["sw"] < at["W"]
+
+
+PLANES = """
+__global__ void planes_copy(const float *in, int N, int C, int H, int W, long long sn, long long sc, int sh, float *out)
+{
+    const int w = blockIdx.x * blockDim.x + threadIdx.x;
+    const int h = blockIdx.y * blockDim.y + threadIdx.y;
+    const int nc = blockIdx.z;
+    if (w >= W || h >= H || nc >= N * C)
+        return;
+    const int n = nc / C, c = nc % C;
+    out[((size_t)nc * H + h) * W + w] = in[n * sn + c * sc + (size_t)h * sh + w];
+}
+"""
+
+
+def test_a_quotients_stride_is_outer_to_the_remainders():
+    d = _draft(PLANES)
+    for at in _points(d.spec):  # before: sn = 2, sc = 3, every plane overlapping
+        assert at["sc"] >= (at["H"] - 1) * at["sh"] + at["W"]
+        assert at["sn"] >= (at["C"] - 1) * at["sc"] + (at["H"] - 1) * at["sh"] + at["W"]
