@@ -208,8 +208,10 @@ def _sums(body: cuda_ast.Node) -> list[cuda_ast.Node]:
     return out
 
 
-def offsets(fn: cuda_ast.Function, ints: set[str]) -> list[Relation]:
-    """Differences and anchors (see the module's doc) of `fn` over its int scalars `ints`."""
+def offsets(fn: cuda_ast.Function, ints: set[str], defines: dict[str, int] | None = None) -> list[Relation]:
+    """Differences and anchors (see the module's doc) of `fn` over its int scalars `ints` (a window's
+    bound may be one of the #defines `defines` too)."""
+    defines = defines or {}
     if fn.body is None:
         return []
     loops = _loops(fn.body)
@@ -223,7 +225,7 @@ def offsets(fn: cuda_ast.Function, ints: set[str]) -> list[Relation]:
         if len(minus) != 1 or len(plus) > 1 or any(_scaled(t, ints) for _, t in terms):
             continue
         (b,) = minus
-        counters = [k for s, t in terms if s > 0 and (k := _ident(t)) in loops and loops[k] in ints]
+        counters = [k for s, t in terms if s > 0 and (k := _ident(t)) in loops and loops[k] in ints | set(defines)]
         if plus and plus[0] != b:
             rel: Relation = Floor(
                 plus[0],
@@ -234,7 +236,7 @@ def offsets(fn: cuda_ast.Function, ints: set[str]) -> list[Relation]:
             k = loops[counters[0]]
             rel = Ceiling(
                 b,
-                Poly.var(k) - Poly.const(1),
+                Poly.const(defines[k]) - Poly.const(1) if k in defines else Poly.var(k) - Poly.const(1),
                 f"it shifts the counter of a loop over {k} (`{text(value)}`): an offset inside that window, "
                 f"0 to {k} - 1",
             )
@@ -296,7 +298,7 @@ def find(unit: cuda_ast.Unit, kernel: str, an: extents.Analysis) -> list[Relatio
     strides = {s: wide[s] for s in an.scales if s in ints - sized - divisors}
     sizes = {p.name: cuda_ast.type_bytes(p.type, unit) for p in fn.params if p.pointer}
     rels: list[Relation] = []
-    rels += offsets(fn, ints)
+    rels += offsets(fn, ints, {k: v for k, v in unit.defines.items() if isinstance(v, int)})
     rels += layouts(an, strides, _outer(fn, ints), sizes, _depths(fn, ints))
     for step, width in sorted(kernel_pitches(unit, kernel)):
         floor = Floor(step, Poly.var(width), f"it steps between rows read after a test against {width}")

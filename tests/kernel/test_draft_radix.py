@@ -206,3 +206,27 @@ def test_a_quotients_stride_is_outer_to_the_remainders():
     for at in _points(d.spec):  # before: sn = 2, sc = 3, every plane overlapping
         assert at["sc"] >= (at["H"] - 1) * at["sh"] + at["W"]
         assert at["sn"] >= (at["C"] - 1) * at["sc"] + (at["H"] - 1) * at["sh"] + at["W"]
+
+
+FIR = """
+#define TAPS 3
+__global__ void fir_anchor(const float *x, int n, const float *h, int center, float *y)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n)
+        return;
+    float acc = 0.0f;
+    for (int k = 0; k < TAPS; ++k) {
+        const int s = t + k - center;
+        if (s >= 0 && s < n)
+            acc += h[k] * x[s];
+    }
+    y[t] = acc;
+}
+"""
+
+
+def test_an_anchor_is_inside_a_window_a_define_sizes():
+    d = _draft(FIR)
+    for at in _points(d.spec):
+        assert 0 <= at["center"] < 3  # before: 5
