@@ -1,18 +1,23 @@
 """Relations between scalar arguments that the kernel's index math states, kept at the draft's sizes and at
-every check size (kernel/draft.py calls `fit` last):
+every check size (kernel/draft.py calls `keep` last):
 
 - layout: each access `b * sb + y * pitch + x` (the bound kernel/extents.py gives it, over the sizes and
   scalars) is a mixed-radix number: each stride is at least what the terms below it reach, so items do not
   overlap (lda >= n, a batch stride >= lda * n in whole columns, a pitch >= the width, a byte pitch >= 4 *
-  width for floats). A stride added to a pointer (`a = A + b * sb`) is outer to those of the subscript;
-  among the others the one whose index derives from the higher thread axis is outer. A row step read
-  after a width test (kernel/draft_pitch.py) is one more such floor.
+  width for floats, a record stride past the fields read). The outer of two strides: one added to a pointer
+  (`a = A + b * sb`), else the one of the higher thread axis, else of the deeper part of one flat index
+  (`n = i / (W * C)` before `c = (i / W) % C`), else the wider type; no telling, no relation. Where the
+  terms below are a constant (`b * sb + i * inc`) the innermost stride spaces elements: small. A row step
+  read after a width test (kernel/draft_pitch.py) is one more floor.
 - differences: `last = q + k_len - q_len`, an index or bound with one scalar added and another taken
   away: the one taken away is below the other, or the range is empty or negative.
-- anchors: `x + i - ax`, i a loop's counter below K: 0 <= ax < K, an offset inside the window it shifts.
+- anchors: `x + i - ax`, i a loop's counter below K (a scalar or a #define): 0 <= ax < K, an offset
+  inside the window it shifts.
 
-A value the relations contradict at some size is moved inside them (the stride padded, the subtracted
-scalar lowered), said as a guess; a value that meets them is left as it is."""
+A value the relations contradict at some size is moved inside them (a stride padded past its floor, an
+anchor lowered), said as a guess; a value that meets them is left as it is, unless it was grown from a
+stride the layout puts outside it (an inverted layout), which is drafted again with the lengths it sizes.
+All of it is undone where the arrays would then outgrow a draft's sizes."""
 
 from __future__ import annotations
 
