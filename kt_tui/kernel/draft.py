@@ -30,7 +30,7 @@ from . import (
     draft_partials,
     draft_passes,
     draft_periods,
-    draft_pitch,
+    draft_radix,
     draft_relations,
     draft_relax,
     draft_roles,
@@ -577,6 +577,6 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     fit_windows(spec, an, guesses)
     guesses.extend(draft_periods.whole_periods(spec, fn) + draft_partials.fit(spec, fn))
     draft_dof.fit(spec, fn, guesses)
-    draft_pitch.fit(spec, unit, kernel.name, guesses)
     draft_logs.fit(spec, fn, guesses)
+    draft_radix.keep(spec, unit, kernel.name, an, guesses)
     return Draft(spec, guesses)

@@ -2,8 +2,8 @@
 values can contradict (kernel/draft.py drafts within them, kernel/draft_flags.py warns):
 
 - fields: a record `p = base + i * S` read at constant fields `p[c]` (or `base[i * S + c]`): S is past
-  the largest field read, or a record's last fields are the next record's first; drafted one wider
-  than the fields read, so a kernel that packs the records tighter fails.
+  the largest field read, or a record's last fields are the next record's first (warned; kernel/draft_radix.py
+  drafts S past the fields, as the stride of a layout).
 - reflections: an index reflected at W (`if (x >= W) x = 2 * (W - 1) - x`) on a thread axis of W + P
   + Q: past 2 * W the reflection goes below 0, so each P, Q is below W.
 - reaches: `t - (... k ...) * D` (k a loop's counter below K, the difference tested against 0, t
@@ -448,7 +448,7 @@ def _retell(guesses: list[tuple[str, str]], name: str, spec: Spec, why: str) -> 
 
 def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
     """Move the draft's values within the relations, at its sizes and at each check size."""
-    if not (rel.fields or rel.reflections or rel.reaches or rel.picks or rel.gains or rel.thresholds or rel.spans):
+    if not (rel.reflections or rel.reaches or rel.picks or rel.gains or rel.thresholds or rel.spans):
         return
     for b, a in rel.spans:
         below, above = (next((x for x in spec.args if x.name == v and not x.is_array), None) for v in (b, a))
@@ -460,17 +460,6 @@ def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
             _retell(guesses, b, spec, f"{below.value}: the kernel divides by {a} - {b}: below {a}")
             _retell(guesses, a, spec, f"{above.value}: the kernel divides by {a} - {b}: above {b}")
     tables = [dict(t) for t in spec.verify_sizes] if spec.verify_sizes is not None else None
-    for s, c in sorted(rel.fields.items()):
-        env = env_at(spec, spec.sizes)
-        if s in env and env[s] <= c + 1 and _set(spec, s, c + 2):
-            _retell(
-                guesses,
-                s,
-                spec,
-                f"{c + 2}: it steps from one record to the next, whose fields 0 to {c} the "
-                f"kernel reads: past them and one wider, so a kernel that packs records tighter fails; set the "
-                "stride you use",
-            )
     for k, e in rel.picks:
         env = env_at(spec, spec.sizes)
         if k in env and e in env and env[k] >= env[e] and env[e] >= 3 and _set(spec, k, max(2, env[e] // 2)):
