@@ -103,7 +103,7 @@ def test_a_survivor_at_block_size_y_1_dies_at_the_next_block_size_and_an_equival
     assert (score["counted"], score["killed_before"], score["killed"]) == (1, 0, 1)
     assert score["equivalent"] == ["`>` -> `>=`: at the tie both arms are equal"]
     assert score["strengthening"] == [{"label": f"the survivors {label}", "kept": False, "why": "kills m01"}]
-    assert score["line"] == "the check catches 1 of 1 wrong variants"
+    assert score["line"] == "the check catches 1 of 1 wrong variant"
 
 
 def test_without_another_block_size_the_survivor_stays_and_says_why(tmp_path):

@@ -73,7 +73,7 @@ def test_a_child_started_again_goes_on_within_the_first_childs_budget(tmp_path):
     assert THRICE not in ran and PLUS not in ran  # a fresh budget would have run them
     score = mutation_score(MUTANTS, mutation.read_jsonl(tmp_path / mutation.RECORDS), [], {})
     assert score["not_run"] == ["`2` -> `3`", "`*` -> `+`"]
-    assert score["line"] == "the check catches 1 of 1 wrong variants (2 more not run within the time budget)"
+    assert score["line"] == "the check catches 1 of 1 wrong variant (2 more not run within the time budget)"
 
 
 def test_a_child_started_again_is_not_charged_its_start_up_nor_its_runs_of_the_original(tmp_path):
@@ -129,4 +129,4 @@ def test_the_parent_stops_a_hanging_mutant_at_the_childs_limit_and_counts_it_a_h
     mutants = [{"id": "m07", "kind": "bound", "what": "`>` -> `>=`", "source": ""}]
     score = mutation_score(mutants, records, [], {})
     assert score["hangs"] == ["m07"]
-    assert score["line"] == "the check catches 1 of 1 wrong variants (1 of them hangs)"
+    assert score["line"] == "the check catches 1 of 1 wrong variant (1 of them hangs)"

@@ -68,7 +68,7 @@ def test_a_check_whose_mutants_are_all_equivalent_or_stillborn_is_flagged_and_au
     killed = [{"id": "m00", "case": None, "killed": True, "how": "differs", "at": ""}, *ALL_SORTED_OUT[1:]]
     only = mutation_score(MADE, killed, [], {})
     assert only["unmeasured"].startswith("of the 3 wrong variants kt-tui made, only the do-nothing kernel could be")
-    assert only["line"] == "the check catches 1 of 1 wrong variants"
+    assert only["line"] == "the check catches 1 of 1 wrong variant"
     # one of a mutation site ran: measured, whatever it did
     ran = [*killed[:2], {"id": "m02", "case": None, "killed": False, "how": "", "at": ""}]
     assert mutation_score(MADE, ran, [], {})["unmeasured"] is None
@@ -118,7 +118,7 @@ def test_a_kernel_with_no_mutation_site_gets_a_clear_flag_not_a_crash(monkeypatc
     monkeypatch.setattr(spec_cmd.checkrun, "check_strength", lambda *a, **k: state)
     kf = SimpleNamespace(source=TINY, path="first.cu")
     said = spec_cmd.test_check(SimpleNamespace(backend=None), kf, TINY_SPEC)
-    assert "; the check catches 1 of 1 wrong variants; NOT MEASURED: the kernel has no mutation site: " in said
+    assert "; the check catches 1 of 1 wrong variant; NOT MEASURED: the kernel has no mutation site: " in said
 
 
 def test_no_mutant_made_at_all_is_flagged_with_why():
