@@ -69,6 +69,22 @@ def index_highs(
     return out, unfollowed
 
 
+def past(his: list[Poly | None]) -> int:
+    """How far past a loaded value an array indexed only by loaded values is read, where each index is
+    one value plus a constant (`row_ptr[v + 1]`: 1): the array holds that many more elements than the
+    values' bound, so the values range over all of it (CSR's n + 1 row offsets for n rows)."""
+    out = 0
+    for h in his:
+        const = h.terms.get((), Fraction(0)) if h is not None else Fraction(-1)
+        rest = h - Poly.const(const) if h is not None else None
+        if rest is None or len(rest.terms) != 1 or not loads(rest) or rest.terms.get((next(iter(rest.names())),)) != 1:
+            return 0
+        if const < 0 or const.denominator != 1:
+            return 0
+        out = max(out, int(const))
+    return out
+
+
 def _high(ext: Poly, rest: Poly, coef: int) -> High:
     """The exclusive bound of v with coef*v + rest < ext: (a polynomial to compare, its text)."""
     top = ext - rest - Poly.const(1)

@@ -297,7 +297,7 @@ class _Sizer:
                 row = picked_row([h for h in his if h is not None])
                 if loaded not in shared:
                     shared[loaded] = self._length(name, loaded, row)
-                cands = [shared[loaded]]
+                cands = [shared[loaded] + Poly.const(draft_index.past(his))]
             found[name] = cands
         unify(found, rounded)
         return found

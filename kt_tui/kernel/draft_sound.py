@@ -1,0 +1,151 @@
+"""The last pass of a draft (kernel/draft.py): every access the analysis bounds (kernel/extents.py) stays
+inside its array at the draft's sizes and at every check size.
+
+An access's top is evaluated with the drafted scalars, the drafted range of each int array whose values
+it reads (`x[idx[i] + 1]`: idx's highest and lowest value both tried) and the largest block tuned. An
+array an access reaches past is grown to what it reaches, said as a guess; an access below 0 through one
+array's values (`a[piv[i] - 1]` with a pivot of 0) raises that array's lowest value to what keeps it at 0
+or above. An access through values of unknown range (floats, a file) or the grid's size is left alone,
+and so is a growth past MAX_ELEMENTS (an over-approximated index)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+
+from . import extents
+from .draft_relations import env_at
+from .draft_sizes import MAX_ELEMENTS
+from .draft_types import is_int
+from .expr import ExprError, evaluate
+from .poly import Poly
+from .spec import Arg, Spec
+
+LOAD = re.compile(r"\$(\w+)")
+BLOCK = re.compile(r"@b([xyz])")
+MAX_LOADS = 3  # arrays read in one index whose corners are tried (2 ** 3 evaluations a point)
+
+
+def _range(a: Arg, env: dict[str, int]) -> tuple[int, int] | None:
+    """The lowest and highest value the draft puts in int array `a` at `env`, or None when not told."""
+    if not a.is_array or not is_int(a.type):
+        return None
+    try:
+        if a.init == "range":
+            low = int(evaluate(a.low, env)) if a.low is not None else 0
+            return low, low + int(evaluate(a.size, env)) - 1
+        if a.init == "zeros":
+            return 0, 0
+        if a.init in ("random", "offsets", "whole") and a.low is not None and a.high is not None:
+            return int(evaluate(a.low, env)), int(math.ceil(evaluate(a.high, env))) - 1
+    except (ExprError, TypeError, ValueError):
+        return None
+    return None
+
+
+def _block_max(spec: Spec, axis: str) -> int | None:
+    names = spec.block_size_names or ["block_size_x", "block_size_y", "block_size_z"]
+    values = spec.tune_params.get(names["xyz".index(axis)], [1]) if "xyz".index(axis) < len(names) else [1]
+    whole = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    return max(whole) if whole else None
+
+
+def _texts(h: Poly, spec: Spec, arrays: dict[str, Arg], env: dict[str, int]) -> list[str]:
+    """`h` as texts over the sizes and scalars, one per corner of the loaded arrays' ranges (each load put
+    in as its lowest or highest value), or [] where a name is not known."""
+    text = BLOCK.sub(lambda m: str(_block_max(spec, m.group(1)) or "@"), h.text())
+    xs = sorted(set(LOAD.findall(text)))
+    if "@" in text or len(xs) > MAX_LOADS or any(x not in arrays or _range(arrays[x], env) is None for x in xs):
+        return []
+    out = []
+    for corner in itertools.product((0, 1), repeat=len(xs)):
+        ends = {x: _end_text(arrays[x], c) for x, c in zip(xs, corner, strict=True)}
+        out.append(LOAD.sub(lambda m, e=ends: e[m.group(1)], text))
+    return out
+
+
+def _end_text(a: Arg, top: int) -> str:
+    if a.init == "zeros":
+        return "0"
+    if a.init == "range":
+        return f"({a.low or 0} + ({a.size}) - 1)" if top else f"({a.low or 0})"
+    end = a.high if top else a.low
+    if isinstance(end, int):
+        return f"({end - 1 if top else end})"
+    return f"(ceil({end}) - 1)" if top else f"({end})"
+
+
+def _le(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and a <= b
+
+
+def _at(text: str, env: dict[str, int]) -> float | None:
+    try:
+        return float(evaluate(text, env))
+    except (ExprError, TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+def fit(spec: Spec, an: extents.Analysis, guesses: list[tuple[str, str]]) -> None:
+    """Grow each array an access reaches past, and raise the lowest value of an index array that takes
+    an access below 0, at the draft's sizes and at each check size."""
+    arrays = {a.name: a for a in spec.args if a.is_array}
+    envs = [env_at(spec, {**spec.sizes, **(t or {})}) for t in [None, *(spec.verify_sizes or [])]]
+    for arr in list(arrays.values()):
+        use = an.uses.get(arr.name)
+        if use is None or not isinstance(arr.size, int | str) or arr.init == "file":
+            continue
+        short: dict[str, list[float | None]] = {}
+        for text in (t for h in use.accesses if h is not None for t in _texts(h, spec, arrays, envs[0])):
+            reach = [_at(text, e) for e in envs]
+            have = [_at(str(arr.size), e) for e in envs]
+            if any(r is not None and n is not None and n < r + 1 for r, n in zip(reach, have, strict=True)):
+                short[f"{text} + 1"] = reach
+        keys = list(short)
+        kept = [  # the corners no other reaches past at every size (of equal ones, the first)
+            t
+            for i, t in enumerate(keys)
+            if not any(
+                j != i
+                and all(_le(a, b) for a, b in zip(short[t], short[o], strict=True))
+                and (j < i or short[t] != short[o])
+                for j, o in enumerate(keys)
+            )
+        ]
+        grown = [_at(f"max({arr.size}, {', '.join(kept)})", e) for e in envs] if kept else []
+        if grown and all(g is not None and g <= MAX_ELEMENTS for g in grown):
+            arr.size = f"max({arr.size}, {', '.join(kept)})"
+            guesses.append(
+                (
+                    f"args.{arr.name}",
+                    "grown to what the kernel's indices reach at the drafted sizes and values (an index the "
+                    "length missed: the draft would read or write past the array)",
+                )
+            )
+        lows = use.lows if len(use.lows) == len(use.accesses) else []
+        for h, low in zip(use.accesses, lows, strict=True):
+            if h is not None and low is not None:
+                _raise_low(h, low, arrays, envs, guesses)
+
+
+def _raise_low(
+    h: Poly, low: Poly, arrays: dict[str, Arg], envs: list[dict[str, int]], guesses: list[tuple[str, str]]
+) -> None:
+    """An access `$x + rest` whose lowest index, at x's values from 0, is a constant below 0 (`a[piv[i] -
+    1]`, 1-based pivots): x's values from what keeps it at 0."""
+    xs = sorted(set(LOAD.findall(h.text())))
+    if len(xs) != 1 or xs[0] not in arrays or h.terms.get((f"${xs[0]}",)) != 1 or not low.is_const():
+        return
+    x, need = arrays[xs[0]], -int(math.floor(low.value()))
+    ranges = [_range(x, e) for e in envs]
+    if need <= 0 or x.init not in ("random", "whole") or any(r is None or r[0] != 0 or r[1] < need for r in ranges):
+        return
+    x.low = need
+    guesses.append(
+        (
+            f"args.{x.name}",
+            f"values from {need}: the kernel indexes with them less {need} (1-based), so a smaller one reads "
+            "before the array",
+        )
+    )
