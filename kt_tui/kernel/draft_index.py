@@ -85,6 +85,40 @@ def past(his: list[Poly | None]) -> int:
     return out
 
 
+def row_reach(plain: list[Poly], his: list[Poly | None], an: extents.Analysis) -> list[Poly]:
+    """`plain`, an array's lengths from its indices that read no array, with those that indices `rest +
+    $x` imply, x's values an offset inside a row of a stride s (`c * pitch + shift[c] + t`, `col * lda +
+    piv[k] - 1`): rest is `(R - 1) * s + ... + col`, s the innermost stride (of the lowest thread axis it
+    multiplies; a count less one times it), and the array holds whole rows, rest - col + s, so x's values
+    reach over the row past col. A plain length such a row holds (`... + k2` where `... + lda`) is left out."""
+    rows: list[tuple[Poly, str]] = []
+    for h in his:
+        xs = loads(h) if h is not None else set()
+        if h is None or len(xs) != 1 or h.terms.get((f"${next(iter(xs))}",)) != 1:
+            continue
+        rest = h - Poly.var(f"${next(iter(xs))}")
+        strides = [s for s in rest.names() if _counts_rows(rest.coefficient(s))]
+        ranks = sorted((max(an.scales.get(s, {-1})), s) for s in strides)
+        if loads(rest) or not ranks or (len(ranks) > 1 and ranks[0][0] == ranks[1][0]):
+            continue
+        col = Poly({m: c for m, c in rest.terms.items() if not set(m) & set(strides)})
+        rows.append((rest - col + Poly.var(ranks[0][1]), ranks[0][1]))
+    held = [
+        p
+        for p in plain
+        for r, s in rows
+        if (r - p).coefficient(s) == Poly.const(1) and s not in (r - p - Poly.var(s)).names()
+    ]
+    return [p for p in plain if p not in held] + [r for r, _ in rows if r not in plain]
+
+
+def _counts_rows(coef: Poly) -> bool:
+    """`R - 1`: a count of rows less one (the last row's number), R not a constant."""
+    return (
+        not coef.is_const() and coef.terms.get((), Fraction(0)) < 0 and all(c > 0 for m, c in coef.terms.items() if m)
+    )
+
+
 def _high(ext: Poly, rest: Poly, coef: int) -> High:
     """The exclusive bound of v with coef*v + rest < ext: (a polynomial to compare, its text)."""
     top = ext - rest - Poly.const(1)

@@ -23,6 +23,7 @@ from .poly import Poly
 from .spec import Arg, Spec
 
 LOAD = re.compile(r"\$(\w+)")
+NAME = re.compile(r"(?<![\w.$@])[A-Za-z_]\w*(?![\w(])")
 BLOCK = re.compile(r"@b([xyz])")
 MAX_LOADS = 3  # arrays read in one index whose corners are tried (2 ** 3 evaluations a point)
 
@@ -91,6 +92,12 @@ def fit(spec: Spec, an: extents.Analysis, guesses: list[tuple[str, str]]) -> Non
     """Grow each array an access reaches past, and raise the lowest value of an index array that takes
     an access below 0, at the draft's sizes and at each check size."""
     arrays = {a.name: a for a in spec.args if a.is_array}
+    values = {a.name: a.value for a in spec.args if not a.is_array and a.name not in spec.sizes}
+    known = {n: f"({v})" for n, v in values.items() if isinstance(v, int | str) and not isinstance(v, bool)}
+    for a in arrays.values():  # a bound over a scalar that is no size (`lda + 1`): over the sizes
+        a.low, a.high = (
+            NAME.sub(lambda m: known.get(m[0], m[0]), v) if isinstance(v, str) else v for v in (a.low, a.high)
+        )
     envs = [env_at(spec, {**spec.sizes, **(t or {})}) for t in [None, *(spec.verify_sizes or [])]]
     for arr in list(arrays.values()):
         use = an.uses.get(arr.name)
