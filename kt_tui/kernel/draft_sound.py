@@ -52,29 +52,36 @@ def _block_max(spec: Spec, axis: str) -> int | None:
     return max(whole) if whole else None
 
 
-def _texts(h: Poly, spec: Spec, arrays: dict[str, Arg], env: dict[str, int]) -> list[str]:
+def _texts(h: Poly, spec: Spec, arrays: dict[str, Arg], env: dict[str, int], known: dict[str, str]) -> list[str]:
     """`h` as texts over the sizes and scalars, one per corner of the loaded arrays' ranges (each load put
     in as its lowest or highest value), or [] where a name is not known."""
-    text = BLOCK.sub(lambda m: str(_block_max(spec, m.group(1)) or "@"), h.text())
-    xs = sorted(set(LOAD.findall(text)))
-    if "@" in text or len(xs) > MAX_LOADS or any(x not in arrays or _range(arrays[x], env) is None for x in xs):
+    xs = sorted(set(LOAD.findall(h.text())))
+    if len(xs) > MAX_LOADS or any(x not in arrays or _range(arrays[x], env) is None for x in xs):
         return []
     out = []
     for corner in itertools.product((0, 1), repeat=len(xs)):
-        ends = {x: _end_text(arrays[x], c) for x, c in zip(xs, corner, strict=True)}
-        out.append(LOAD.sub(lambda m, e=ends: e[m.group(1)], text))
+        ends = {x: _end(arrays[x], c) for x, c in zip(xs, corner, strict=True)}
+        p = h
+        for x, end in ends.items():
+            p = p.substitute(f"${x}", Poly.const(end)) if isinstance(end, int) else p
+        text = BLOCK.sub(lambda m: str(_block_max(spec, m.group(1)) or "@"), p.text())
+        text = LOAD.sub(lambda m, e=ends: f"({e[m.group(1)]})", NAME.sub(lambda m: known.get(m[0], m[0]), text))
+        if "@" in text:
+            return []
+        out.append(text)
     return out
 
 
-def _end_text(a: Arg, top: int) -> str:
+def _end(a: Arg, top: int) -> int | str:
+    """The expression of the lowest (top 0) or highest (top 1) value the draft puts in `a`."""
     if a.init == "zeros":
-        return "0"
+        return 0
     if a.init == "range":
-        return f"({a.low or 0} + ({a.size}) - 1)" if top else f"({a.low or 0})"
+        return (a.low or 0) if not top else f"{a.low or 0} + ({a.size}) - 1"
     end = a.high if top else a.low
     if isinstance(end, int):
-        return f"({end - 1 if top else end})"
-    return f"(ceil({end}) - 1)" if top else f"({end})"
+        return end - 1 if top else end
+    return f"ceil({end}) - 1" if top else str(end)
 
 
 def _le(a: float | None, b: float | None) -> bool:
@@ -104,11 +111,13 @@ def fit(spec: Spec, an: extents.Analysis, guesses: list[tuple[str, str]]) -> Non
         if use is None or not isinstance(arr.size, int | str) or arr.init == "file":
             continue
         short: dict[str, list[float | None]] = {}
-        for text in (t for h in use.accesses if h is not None for t in _texts(h, spec, arrays, envs[0])):
+        for text in (
+            t for h in use.accesses if h is not None for t in _texts(h + Poly.const(1), spec, arrays, envs[0], known)
+        ):
             reach = [_at(text, e) for e in envs]
             have = [_at(str(arr.size), e) for e in envs]
-            if any(r is not None and n is not None and n < r + 1 for r, n in zip(reach, have, strict=True)):
-                short[f"{text} + 1"] = reach
+            if any(r is not None and n is not None and n < r for r, n in zip(reach, have, strict=True)):
+                short[text] = reach
         keys = list(short)
         kept = [  # the corners no other reaches past at every size (of equal ones, the first)
             t
