@@ -105,17 +105,17 @@ def fit(spec: Spec, an: extents.Analysis, guesses: list[tuple[str, str]]) -> Non
         a.low, a.high = (
             NAME.sub(lambda m: known.get(m[0], m[0]), v) if isinstance(v, str) else v for v in (a.low, a.high)
         )
-    envs = [env_at(spec, {**spec.sizes, **(t or {})}) for t in [None, *(spec.verify_sizes or [])]]
+    envs = [env_at(spec, t) for t in [dict(spec.sizes), *(x["sizes"] for x in spec.extra_sizes())]]
     for arr in list(arrays.values()):
         use = an.uses.get(arr.name)
         if use is None or not isinstance(arr.size, int | str) or arr.init == "file":
             continue
         short: dict[str, list[float | None]] = {}
+        have = [_at(str(arr.size), e) for e in envs]
         for text in (
             t for h in use.accesses if h is not None for t in _texts(h + Poly.const(1), spec, arrays, envs[0], known)
         ):
             reach = [_at(text, e) for e in envs]
-            have = [_at(str(arr.size), e) for e in envs]
             if any(r is not None and n is not None and n < r for r, n in zip(reach, have, strict=True)):
                 short[text] = reach
         keys = list(short)
