@@ -86,12 +86,15 @@ def past(his: list[Poly | None]) -> int:
 
 
 def row_reach(plain: list[Poly], his: list[Poly | None], an: extents.Analysis) -> list[Poly]:
-    """`plain`, an array's lengths from its indices that read no array, with those that indices `rest +
-    $x` imply, x's values an offset inside a row of a stride s (`c * pitch + shift[c] + t`, `col * lda +
-    piv[k] - 1`): rest is `(R - 1) * s + ... + col`, s the innermost stride (of the lowest thread axis it
+    """`plain`, an array's lengths from its indices that read no array; where there are none, the lengths
+    that indices `rest + $x` imply, x's values an offset inside a row of a stride s (`c * pitch + shift[c]
+    + t`): rest is `(R - 1) * s + ... + col`, s the innermost stride (of the lowest thread axis it
     multiplies; a count less one times it), and the array holds whole rows, rest - col + s, so x's values
-    reach over the row past col. A plain length such a row holds (`... + k2` where `... + lda`) is left out."""
-    rows: list[tuple[Poly, str]] = []
+    reach over the row past col. (Where a plain index reaches into the row, `x[v]` for v < V beside
+    `x[target]`, the values are taken as columns of what it reaches, not of the padding.)"""
+    if plain:
+        return plain
+    out: list[Poly] = []
     for h in his:
         xs = loads(h) if h is not None else set()
         if h is None or len(xs) != 1 or h.terms.get((f"${next(iter(xs))}",)) != 1:
@@ -102,14 +105,8 @@ def row_reach(plain: list[Poly], his: list[Poly | None], an: extents.Analysis) -
         if loads(rest) or not ranks or (len(ranks) > 1 and ranks[0][0] == ranks[1][0]):
             continue
         col = Poly({m: c for m, c in rest.terms.items() if not set(m) & set(strides)})
-        rows.append((rest - col + Poly.var(ranks[0][1]), ranks[0][1]))
-    held = [
-        p
-        for p in plain
-        for r, s in rows
-        if (r - p).coefficient(s) == Poly.const(1) and s not in (r - p - Poly.var(s)).names()
-    ]
-    return [p for p in plain if p not in held] + [r for r, _ in rows if r not in plain]
+        out.append(rest - col + Poly.var(ranks[0][1]))
+    return out
 
 
 def _counts_rows(coef: Poly) -> bool:
