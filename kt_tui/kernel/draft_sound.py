@@ -148,10 +148,12 @@ def fit(spec: Spec, an: extents.Analysis, guesses: list[tuple[str, str]]) -> Non
 def _raise_low(
     h: Poly, low: Poly, arrays: dict[str, Arg], envs: list[dict[str, int]], guesses: list[tuple[str, str]]
 ) -> None:
-    """An access `$x + rest` whose lowest index, at x's values from 0, is a constant below 0 (`a[piv[i] -
-    1]`, 1-based pivots): x's values from what keeps it at 0."""
+    """An access `$x + rest` whose lowest index is rest's constant term, below 0, at x's values from 0
+    (`a[piv[i] - 1]`, 1-based pivots): x's values from what keeps it at 0."""
     xs = sorted(set(LOAD.findall(h.text())))
     if len(xs) != 1 or xs[0] not in arrays or h.terms.get((f"${xs[0]}",)) != 1 or not low.is_const():
+        return
+    if low.value() != h.terms.get((), 0):  # below 0 for another reason (`live ? keys[i] : -1`)
         return
     x, need = arrays[xs[0]], -int(math.floor(low.value()))
     ranges = [_range(x, e) for e in envs]
