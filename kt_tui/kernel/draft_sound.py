@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from functools import partial
 
 from . import extents
 from .draft_relations import env_at
@@ -65,11 +66,15 @@ def _texts(h: Poly, spec: Spec, arrays: dict[str, Arg], env: dict[str, int], kno
         for x, end in ends.items():
             p = p.substitute(f"${x}", Poly.const(end)) if isinstance(end, int) else p
         text = BLOCK.sub(lambda m: str(_block_max(spec, m.group(1)) or "@"), p.text())
-        text = LOAD.sub(lambda m, e=ends: f"({e[m.group(1)]})", NAME.sub(lambda m: known.get(m[0], m[0]), text))
+        text = LOAD.sub(partial(_put, ends), NAME.sub(lambda m: known.get(m[0], m[0]), text))
         if "@" in text:
             return []
         out.append(text)
     return out
+
+
+def _put(ends: dict[str, int | str], m: re.Match[str]) -> str:
+    return f"({ends[m.group(1)]})"
 
 
 def _end(a: Arg, top: int) -> int | str:
@@ -77,7 +82,8 @@ def _end(a: Arg, top: int) -> int | str:
     if a.init == "zeros":
         return 0
     if a.init == "range":
-        return (a.low or 0) if not top else f"{a.low or 0} + ({a.size}) - 1"
+        low = a.low if a.low is not None else 0
+        return (low if isinstance(low, int) else str(low)) if not top else f"{low} + ({a.size}) - 1"
     end = a.high if top else a.low
     if isinstance(end, int):
         return end - 1 if top else end
