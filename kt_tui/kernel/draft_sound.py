@@ -2,17 +2,20 @@
 inside its array at the draft's sizes and at every check size.
 
 An access's top is evaluated with the drafted scalars, the drafted range of each int array whose values
-it reads (`x[idx[i] + 1]`: idx's highest and lowest value both tried) and the largest block tuned. An
-array an access reaches past is grown to what it reaches, said as a guess; an access below 0 through one
-array's values (`a[piv[i] - 1]` with a pivot of 0) raises that array's lowest value to what keeps it at 0
-or above. An access through values of unknown range (floats, a file) or the grid's size is left alone,
-and so is a growth past MAX_ELEMENTS (an over-approximated index)."""
+it reads (`x[idx[i] + 1]`: idx's highest and lowest value both tried) and the largest block tuned; a
+thread coordinate that a border test keeps below its axis's bound less one counts up to that bound less
+one (an image read only inside a border the kernel skips is an image of the whole domain). An array an
+access reaches past is grown to what it reaches, said as a guess; an access below 0 through one array's
+values (`a[piv[i] - 1]` with a pivot of 0) raises that array's lowest value to what keeps it at 0 or
+above. An access through values of unknown range (floats, a file) or the grid's size is left alone, and
+so is a growth past MAX_ELEMENTS (an over-approximated index)."""
 
 from __future__ import annotations
 
 import itertools
 import math
 import re
+from fractions import Fraction
 from functools import partial
 
 from . import extents
@@ -90,6 +93,22 @@ def _end(a: Arg, top: int) -> int | str:
     return f"ceil({end}) - 1" if top else str(end)
 
 
+def _whole_domain(h: Poly, an: extents.Analysis) -> Poly:
+    """`h` with each thread coordinate that a border test keeps t > 1 below its axis's bound N (`x > 0
+    && x < width - 1` around `dx[y * step + x]`: (N - t) * P in h, P one term) moved to N - 1: an image
+    the kernel reads only inside a border is still an image of the whole domain."""
+    out = h
+    for n in sorted({next(iter(b.names())) for b in an.axes.values() if len(b.names()) == 1 and len(b.terms) == 1}):
+        if b_poly := Poly.var(n) if all(m.count(n) == 1 for m in h.terms if n in m) else None:
+            coef = h.coefficient(n)
+            if len(coef.terms) == 1 and not any(v.startswith("$") for v in coef.names()):
+                (m, c), rest = next(iter(coef.terms.items())), h - coef * b_poly
+                t = -rest.terms.get(m, Fraction(0)) / c
+                if t.denominator == 1 and t > 1:
+                    out = out.substitute(n, b_poly + Poly.const(t - 1))
+    return out
+
+
 def _le(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and a <= b
 
@@ -116,39 +135,59 @@ def fit(spec: Spec, an: extents.Analysis, guesses: list[tuple[str, str]]) -> Non
         use = an.uses.get(arr.name)
         if use is None or not isinstance(arr.size, int | str) or arr.init == "file":
             continue
-        short: dict[str, list[float | None]] = {}
-        have = [_at(str(arr.size), e) for e in envs]
-        for text in (
-            t for h in use.accesses if h is not None for t in _texts(h + Poly.const(1), spec, arrays, envs[0], known)
-        ):
-            reach = [_at(text, e) for e in envs]
-            if any(r is not None and n is not None and n < r for r, n in zip(reach, have, strict=True)):
-                short[text] = reach
-        keys = list(short)
-        kept = [  # the corners no other reaches past at every size (of equal ones, the first)
-            t
-            for i, t in enumerate(keys)
-            if not any(
-                j != i
-                and all(_le(a, b) for a, b in zip(short[t], short[o], strict=True))
-                and (j < i or short[t] != short[o])
-                for j, o in enumerate(keys)
-            )
-        ]
-        grown = [_at(f"max({arr.size}, {', '.join(kept)})", e) for e in envs] if kept else []
-        if grown and all(g is not None and g <= MAX_ELEMENTS for g in grown):
-            arr.size = f"max({arr.size}, {', '.join(kept)})"
-            guesses.append(
-                (
-                    f"args.{arr.name}",
-                    "grown to what the kernel's indices reach at the drafted sizes and values (an index the "
-                    "length missed: the draft would read or write past the array)",
-                )
-            )
+        _grow(arr, use, an, spec, arrays, envs, known, guesses)
         lows = use.lows if len(use.lows) == len(use.accesses) else []
         for h, low in zip(use.accesses, lows, strict=True):
             if h is not None and low is not None:
                 _raise_low(h, low, arrays, envs, guesses)
+
+
+def _grow(
+    arr: Arg,
+    use: extents.Use,
+    an: extents.Analysis,
+    spec: Spec,
+    arrays: dict[str, Arg],
+    envs: list[dict[str, int]],
+    known: dict[str, str],
+    guesses: list[tuple[str, str]],
+) -> None:
+    """`arr` grown to the largest reach of its accesses past its length at some size (see the module's doc)."""
+    short: dict[str, list[float | None]] = {}
+    bordered: set[str] = set()  # reaches of an image read inside a border, as the whole domain
+    have = [_at(str(arr.size), e) for e in envs]
+    for h in (h for h in use.accesses if h is not None):
+        whole = _whole_domain(h, an)
+        for text in _texts(whole + Poly.const(1), spec, arrays, envs[0], known):
+            reach = [_at(text, e) for e in envs]
+            if any(r is not None and n is not None and n < r for r, n in zip(reach, have, strict=True)):
+                short[text] = reach
+                bordered |= {text} if whole != h else set()
+    keys = list(short)
+    kept = [  # the corners no other reaches past at every size (of equal ones, the first)
+        t
+        for i, t in enumerate(keys)
+        if not any(
+            j != i
+            and all(_le(a, b) for a, b in zip(short[t], short[o], strict=True))
+            and (j < i or short[t] != short[o])
+            for j, o in enumerate(keys)
+        )
+    ]
+    grown = [_at(f"max({arr.size}, {', '.join(kept)})", e) for e in envs] if kept else []
+    if not grown or not all(g is not None and g <= MAX_ELEMENTS for g in grown):
+        return
+    alone = len(kept) == 1 and all(_le(n, r) for n, r in zip(have, short[kept[0]], strict=True))
+    alone = alone and set(NAME.findall(str(arr.size))) <= set(NAME.findall(kept[0]))
+    arr.size = kept[0] if alone else f"max({arr.size}, {', '.join(kept)})"
+    why = (
+        "an image the kernel reads only inside a border it skips: sized for the whole domain"
+        if set(kept) <= bordered
+        else "an index the length missed: the draft would read or write past the array"
+    )
+    guesses.append(
+        (f"args.{arr.name}", f"grown to what the kernel's indices reach at the drafted sizes and values ({why})")
+    )
 
 
 def _raise_low(

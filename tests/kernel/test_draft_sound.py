@@ -2,7 +2,8 @@
 draft's sizes and each check size (kernel/draft_sound.py, kernel/draft_index.py): a value read from an
 array and added inside a pitched row sizes whole rows and ranges over the row's padding; a 1-based index
 (`v - 1`) is drawn from 1; an array read only at `v` and `v + 1` (offsets) holds one more than v's
-bound; an index the sizing missed grows the array. Each kernel is written here; each test fails on
+bound; an index the sizing missed grows the array; an image read only inside a border holds the whole
+domain. Each kernel is written here; each test fails on
 the drafter before them."""
 
 from __future__ import annotations
@@ -98,3 +99,27 @@ def test_an_array_whose_length_misses_an_index_grows_to_it():
     d = _draft(STRIDED)
     assert all(v > 0 for v in _at(d, "len_x - (hi_first + 2 * (width - 1))"))  # before: n_x, below 2 * width
     assert any("grown to what the kernel's indices reach" in why for key, why in d.guesses if key == "args.x")
+
+
+BORDERED = """
+__global__ void gain_inside(const short *gx, int gstep, const float *img, int istep, int width, int height,
+                            float *out)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    float v = 0.0f;
+    if (x > 0 && y > 0 && x < width - 1 && y < height - 1) {
+        const float c = img[y * istep + x];
+        if (c > 0.5f)
+            v = c * gx[y * gstep + x];
+    }
+    out[y * width + x] = v;
+}"""
+
+
+def test_images_read_only_inside_a_border_hold_the_whole_domain():
+    d = _draft(BORDERED)
+    # before: a row and a pixel short of the last row's end, which a caller's image has
+    assert all(v >= 0 for v in _at(d, "len_gx - ((height - 1) * gstep + width)"))
+    assert all(v >= 0 for v in _at(d, "len_img - ((height - 1) * istep + width)"))
