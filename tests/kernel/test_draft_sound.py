@@ -3,8 +3,7 @@ draft's sizes and each check size (kernel/draft_sound.py, kernel/draft_index.py)
 array and added inside a pitched row sizes whole rows and ranges over the row's padding; a 1-based index
 (`v - 1`) is drawn from 1; an array read only at `v` and `v + 1` (offsets) holds one more than v's
 bound; an index the sizing missed grows the array; an image read only inside a border holds the whole
-domain. Each kernel is written here; each test fails on
-the drafter before them."""
+domain. Each kernel is written here; each test fails on the drafter before them."""
 
 from __future__ import annotations
 
