@@ -36,6 +36,7 @@ from . import (
     draft_roles,
     draft_rows,
     draft_shared,
+    draft_sound,
     draft_uses,
     draft_values,
     draft_within,
@@ -579,4 +580,5 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_dof.fit(spec, fn, guesses)
     draft_logs.fit(spec, fn, guesses)
     draft_radix.keep(spec, unit, kernel.name, an, guesses)
+    draft_sound.fit(spec, an, guesses)
     return Draft(spec, guesses)

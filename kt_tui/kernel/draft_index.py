@@ -69,6 +69,53 @@ def index_highs(
     return out, unfollowed
 
 
+def past(his: list[Poly | None]) -> int:
+    """How far past a loaded value an array indexed only by loaded values is read, where each index is
+    one value plus a constant (`row_ptr[v + 1]`: 1): the array holds that many more elements than the
+    values' bound, so the values range over all of it (CSR's n + 1 row offsets for n rows)."""
+    out = 0
+    for h in his:
+        const = h.terms.get((), Fraction(0)) if h is not None else Fraction(-1)
+        rest = h - Poly.const(const) if h is not None else None
+        if rest is None or len(rest.terms) != 1 or not loads(rest) or rest.terms.get((next(iter(rest.names())),)) != 1:
+            return 0
+        if const < 0 or const.denominator != 1:
+            return 0
+        out = max(out, int(const))
+    return out
+
+
+def row_reach(plain: list[Poly], his: list[Poly | None], an: extents.Analysis) -> list[Poly]:
+    """`plain`, an array's lengths from its indices that read no array; where there are none, the lengths
+    that indices `rest + $x` imply, x's values an offset inside a row of a stride s (`c * pitch + shift[c]
+    + t`): rest is `(R - 1) * s + ... + col`, s the innermost stride (of the lowest thread axis it
+    multiplies; a count less one times it), and the array holds whole rows, rest - col + s, so x's values
+    reach over the row past col. (Where a plain index reaches into the row, `x[v]` for v < V beside
+    `x[target]`, the values are taken as columns of what it reaches, not of the padding.)"""
+    if plain:
+        return plain
+    out: list[Poly] = []
+    for h in his:
+        xs = loads(h) if h is not None else set()
+        if h is None or len(xs) != 1 or h.terms.get((f"${next(iter(xs))}",)) != 1:
+            continue
+        rest = h - Poly.var(f"${next(iter(xs))}")
+        strides = [s for s in rest.names() if _counts_rows(rest.coefficient(s))]
+        ranks = sorted((max(an.scales.get(s, {-1})), s) for s in strides)
+        if loads(rest) or not ranks or (len(ranks) > 1 and ranks[0][0] == ranks[1][0]):
+            continue
+        col = Poly({m: c for m, c in rest.terms.items() if not set(m) & set(strides)})
+        out.append(rest - col + Poly.var(ranks[0][1]))
+    return out
+
+
+def _counts_rows(coef: Poly) -> bool:
+    """`R - 1`: a count of rows less one (the last row's number), R not a constant."""
+    return (
+        not coef.is_const() and coef.terms.get((), Fraction(0)) < 0 and all(c > 0 for m, c in coef.terms.items() if m)
+    )
+
+
 def _high(ext: Poly, rest: Poly, coef: int) -> High:
     """The exclusive bound of v with coef*v + rest < ext: (a polynomial to compare, its text)."""
     top = ext - rest - Poly.const(1)

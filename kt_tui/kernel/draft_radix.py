@@ -130,7 +130,7 @@ def layouts(
     counted: set[str] = set()  # strides times a count of items less one (`(batch - 1) * sb`), not a size alone
     records: dict[str, tuple[int, str]] = {}  # a record's stride -> the last field read, in which array
     for arr, use in sorted(an.uses.items()):
-        for h in use.accesses:
+        for h in (_unloaded(h) for h in use.accesses):
             if h is None or not h.names() & set(strides) or not all(PLAIN.fullmatch(v) for v in h.names()):
                 continue
             if any(len([v for v in m if v in strides]) > 1 for m in h.terms):
@@ -182,6 +182,14 @@ def layouts(
             )
         )
     return sorted((f for f in found if f.name in counted), key=lambda f: f.level)
+
+
+def _unloaded(h: Poly | None) -> Poly | None:
+    """`h` with each value read from an array and added (`shift[c] + t`) at its least, 0: the terms below
+    a stride reach at least the rest."""
+    if h is None:
+        return None
+    return Poly({m: c for m, c in h.terms.items() if not (len(m) == 1 and m[0].startswith("$") and c > 0)})
 
 
 def _loops(body: cuda_ast.Node) -> dict[str, str]:

@@ -268,17 +268,14 @@ class _Sizer:
                 his = columns
                 self.out.guesses.append((f"args.{name}", COLUMN))
             plain = [h + Poly.const(1) for h in his if h is not None and not draft_index.loads(h)]
+            plain = draft_index.row_reach(plain, his, an)
             loaded = tuple(sorted({h.text() for h in his if h is not None and draft_index.loads(h)}))
             cands = [
                 round_volume(round_rows(e, an.strides, rounded, name), set(self.unit.defines)) for e in maxes(plain)
             ]
             if self.per_block:
-                self.out.guesses.append(
-                    (
-                        f"args.{name}",
-                        ("indexed by block number: sized by the problem size, more than the number of blocks"),
-                    )
-                )
+                why = "indexed by block number: sized by the problem size, more than the number of blocks"
+                self.out.guesses.append((f"args.{name}", why))
             if any(h is None for h in his):
                 cands = maxes(cands + [problem])
                 self.out.guesses.append(
@@ -297,7 +294,7 @@ class _Sizer:
                 row = picked_row([h for h in his if h is not None])
                 if loaded not in shared:
                     shared[loaded] = self._length(name, loaded, row)
-                cands = [shared[loaded]]
+                cands = [shared[loaded] + Poly.const(draft_index.past(his))]
             found[name] = cands
         unify(found, rounded)
         return found
