@@ -1,10 +1,13 @@
-"""kernel/draft_radix.py on kernels written here, one per kind of relation: strides of a mixed-radix layout
+"""kernel/draft_radix.py on kernels written here (and the corpus's band solver of batch 27), one per kind
+of relation: strides of a mixed-radix layout
 (a leading dimension at least the column's rows, a batch stride at least the matrix it steps over, a row
 step read after a width test in a device function), a difference of two scalars in a bound (the one taken
 away below the other), an anchor inside the window it shifts; each held at the default and every check
 size."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from kt_tui.kernel.expr import evaluate
 
@@ -31,21 +34,7 @@ def test_a_leading_dimension_and_a_batch_stride_do_not_overlap_their_items():
         assert at["strideA"] >= at["lda"] * at["n"]  # before: 2
 
 
-BAND = """
-__global__ void band_solve(const float *AB, int n, int kd, int ldab, long long strideAB, float *x, int ldx, int batch)
-{
-    const int b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= batch)
-        return;
-    const float *ab = AB + b * strideAB;
-    for (int i = 0; i < n; ++i) {
-        float s = x[(size_t)i * ldx + b];
-        for (int j = max(0, i - kd); j < i; ++j)
-            s -= ab[(i - j) + (size_t)j * ldab] * x[(size_t)j * ldx + b];
-        x[(size_t)i * ldx + b] = s / ab[(size_t)i * ldab];
-    }
-}
-"""
+BAND = (Path(__file__).parents[1] / "corpus" / "tbsv_lower_band_batched.cu").read_text()  # band storage, strideAB outer
 
 
 def test_a_stride_added_to_the_pointer_is_the_outer_one():
