@@ -144,12 +144,12 @@ def find(fn: cuda_ast.Function, ints: set[str]) -> list[Below]:
         varying = [text(u) for _, u in terms if _int(u) is None and _ident(u) not in ints]
         if len(terms) < 2 or not varying:
             return
-        for _, u in terms:
+        for sign, u in terms:
             v = _ident(u)
             if v in spans and spans[v][0] != t and any(w != text(u) for w in varying):
                 r, times = spans[v]
                 add(r, t, times, f"a counter that runs to {r} is added to what {what} {t}", effect)
-            elif v is not None:
+            elif v is not None and (sign > 0 or effect != TESTED):  # `x - S < T`: S may lie past T (a window's start)
                 add(v, t, 1, f"it is added to a varying value that {what} {t}", effect)
             elif len(fs := _factors(u)) > 1:
                 scalars = [x for f in fs if (x := _ident(f)) in ints]

@@ -300,3 +300,27 @@ def test_a_made_up_scalar_below_a_size_keeps_its_value_where_the_size_allows_and
     assert steps.value == "min(100, (n - 1) // 2)"  # not (n - 1) // 2: a size-wide loop count at the spec's size
     args = make_args(d.spec, d.spec.sizes)
     assert int(args[3]) == 100
+
+
+# counts of each read's bases at the reference positions of a window that starts at `start`
+WINDOW_COUNTS = """
+__global__ void window_counts(const int *pos, const unsigned char *bases, int nreads, int len, int start, int wlen,
+                              unsigned int *counts)
+{
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= nreads)
+        return;
+    const int first = pos[r] - start;
+    for (int i = 0; i < len; ++i) {
+        const int p = first + i;
+        if (p >= 0 && p < wlen)
+            atomicAdd(&counts[p * 4 + (bases[(size_t)r * len + i] & 3)], 1u);
+    }
+}
+"""
+
+
+def test_a_scalar_taken_away_from_a_tested_value_is_not_held_below_the_bound():
+    """b29's pileup: a window's start far past its length is right (`pos[r] - start` tested against wlen)."""
+    assert not [r for r in _relations(WINDOW_COUNTS) if r[0] == "start"]
+    assert ("hop", "seg", 1) in _relations(OVERLAP_SUM)  # a scalar stepping a varying value taken away still is
