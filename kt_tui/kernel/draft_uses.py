@@ -215,6 +215,7 @@ class _Body:
     writes: dict[str, list[Node]] = field(default_factory=dict)  # each local's assignments and updates
     steppers: set[str] = field(default_factory=set)  # __device__ functions that return their one argument
     # run through xorshift steps alone
+    refs: dict[str, list[Node]] | None = None  # each name's reads, found on the first call of `reads`
 
     def __post_init__(self) -> None:
         for n in cuda_ast.walk(self.fn.body):
@@ -248,43 +249,68 @@ class _Body:
         """The reads of a local (a parameter) declared once and never written again, else []."""
         if name in self.written or self.declared.get(name, 0) != (0 if param else 1):
             return []
-        return [
-            n
-            for n in cuda_ast.walk(self.fn.body)
-            if n.type == "identifier" and text(n) == name and (n.parent is None or n.parent.type != "init_declarator")
-        ]
+        if self.refs is None:  # every name's reads at once: a walk per local is quadratic in the body
+            self.refs = {}
+            for n in cuda_ast.walk(self.fn.body):
+                if n.type == "identifier" and (n.parent is None or n.parent.type != "init_declarator"):
+                    self.refs.setdefault(text(n), []).append(n)
+        return self.refs.get(name, [])
 
 
 def uses(
     fn: cuda_ast.Function, arrays: set[str], devices: dict[str, cuda_ast.Function] | None = None
 ) -> dict[str, set[Use]]:
     """Each array of `arrays` -> the kinds of use its loaded values reach (in `fn`, and in the __device__
-    functions of `devices` it passes them to)."""
+    functions of `devices` it passes them to). What a local's reads reach is found once, whichever load
+    or array reached it: a value passed down a chain of functions with long bodies is followed once."""
     out: dict[str, set[Use]] = {}
     if fn.body is None or not arrays:
         return out
+    devices = devices or {}
     aliases = pointer_aliases(fn, arrays)
-    bodies = {fn.name: _Body(fn, steppers=_steppers(devices or {}))}
+    bodies = {fn.name: _Body(fn, steppers=_steppers(devices))}
+    reached: dict[_Key, tuple[set[Use], set[_Key]]] = {}
+
+    def follow(sites: list[Site], here: str) -> tuple[set[Use], set[_Key]]:
+        found, locals_ = set(), set()
+        for use, local, callee, now in sites:
+            if use is not None and (not now or use.kind in POSITIVE):
+                found.add(use)
+            if local is None:
+                continue
+            if callee is not None and callee not in bodies:  # a parameter of a __device__ function
+                bodies[callee] = _Body(devices[callee])
+            locals_.add((callee if callee is not None else here, local, callee is not None, now))
+        return found, locals_
+
+    def step(key: _Key) -> tuple[set[Use], set[_Key]]:
+        if key not in reached:
+            name, local, param, now = key
+            found, after = set(), set()
+            for ref in bodies[name].reads(local, param):
+                f, a = follow(_sites(_up(ref), bodies[name], devices, now), name)
+                found, after = found | f, after | a
+            reached[key] = (found, after)
+        return reached[key]
+
+    todo: dict[str, set[_Key]] = {}
     for load in cuda_ast.walk(fn.body):
         if (array := _loaded(load, aliases)) not in arrays:
             continue
-        found = out.setdefault(array, set())
-        stack, seen = [(load, bodies[fn.name], False)], {(load.id, False)}
+        found, after = follow(_sites(_up(load), bodies[fn.name], devices, False), fn.name)
+        out.setdefault(array, set()).update(found)
+        todo.setdefault(array, set()).update(after)
+    for array, start in todo.items():
+        seen, stack = set(start), list(start)
         while stack:
-            v, body, signed = stack.pop()
-            for use, local, callee, now in _sites(_up(v), body, devices or {}, signed):
-                if use is not None and (not now or use.kind in POSITIVE):
-                    found.add(use)
-                if local is None:
-                    continue
-                if callee is not None and callee not in bodies:  # a parameter of a __device__ function
-                    bodies[callee] = _Body((devices or {})[callee])
-                there = bodies[callee] if callee is not None else body
-                for ref in there.reads(local, param=callee is not None):
-                    if (ref.id, now) not in seen:
-                        seen.add((ref.id, now))
-                        stack.append((ref, there, now))
+            found, after = step(stack.pop())
+            out[array] |= found
+            stack += [k for k in after if k not in seen]
+            seen |= after
     return {a: u for a, u in out.items() if u}
+
+
+_Key = tuple[str, str, bool, bool]  # a function, a local or parameter of it, whether a parameter, signed
 
 
 # a use; a local holding the value; the function it is in; whether what stands there has only the value's sign
