@@ -5,6 +5,9 @@ stay whole where a pass cannot follow."""
 from __future__ import annotations
 
 from kt_tui.kernel import cuda_ast, draft_uses
+from kt_tui.kernel.draft import draft
+from kt_tui.kernel.expr import parse
+from kt_tui.kernel.source import find_kernels
 
 CHAIN = """
 __device__ float g(float v)
@@ -43,3 +46,26 @@ def test_values_passed_down_to_a_long_device_function_are_followed_once(monkeypa
     found = draft_uses.uses(unit.kernels["chained"], {"a", "o"}, unit.devices)
     assert {u.kind for u in found["a"]} == {"root"}
     assert walked[0] < 10 * size  # before: g's body walked again for each of the 200 loads (~100 times the source)
+
+
+STRIDES = """
+__global__ void vol_gather(const float *A, float *O, int n, int s1, int s2, int s3, int s4, int s5)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    int z = blockIdx.z * blockDim.z + threadIdx.z;
+    if (x >= n || y >= n || z >= n) return;
+    const float *a = A + z * s5;
+    O[x] = a[x * s1 + y * s2 + z * s3];
+    O[y] = a[(x * s1 + 1) * s2 * s4 + y];
+}
+"""
+
+
+def test_strides_nested_in_one_another_stay_short_expressions():
+    d = draft(find_kernels(STRIDES)[0], STRIDES)
+    for a in d.spec.args:
+        text = str(a.value if not a.is_array else a.size)
+        if a.name != "A":  # A's own length is long before draft_radix runs
+            assert len(text) <= 200, (a.name, text)  # before: s3 a 400-character nest of s2's `(s1) * ((...) // (s1))`
+            parse(text)
