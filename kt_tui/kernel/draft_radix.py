@@ -90,16 +90,20 @@ def _depths(fn: cuda_ast.Function, ints: set[str]) -> dict[str, tuple[str, int]]
     depth: dict[str, tuple[str, int]] = {}
 
     def of(n: cuda_ast.Node | None) -> tuple[str, int]:
+        divided = 0  # a loop down the dividends, not recursion: `i / 2 / 2 / ...` may be thousands deep
         n = _strip(n)
-        if n is None or n.type != "binary_expression":
-            return depth.get(text(n), (text(n), 0)) if n is not None else ("", 0)
-        op = text(n.child_by_field_name("operator"))
-        if op in ("/", "%"):
-            root, d = of(n.child_by_field_name("left"))
-            right = _strip(n.child_by_field_name("right"))
-            factors = [c for c in cuda_ast.walk(right) if c.type in ("identifier", "number_literal")]
-            return (root, d + len(factors)) if op == "/" else (root, d)
-        return (text(n), 0)
+        while n is not None and n.type == "binary_expression":
+            op = text(n.child_by_field_name("operator"))
+            if op not in ("/", "%"):
+                return (text(n), divided)
+            if op == "/":
+                right = _strip(n.child_by_field_name("right"))
+                divided += sum(1 for c in cuda_ast.walk(right) if c.type in ("identifier", "number_literal"))
+            n = _strip(n.child_by_field_name("left"))
+        if n is None:
+            return ("", divided)
+        root, d = depth.get(text(n), (text(n), 0))
+        return (root, d + divided)
 
     out: dict[str, tuple[str, int]] = {}
     for n in cuda_ast.walk(fn.body) if fn.body is not None else []:

@@ -55,6 +55,7 @@ POSITIVE = ("divisor", "root")
 ONE = re.compile(r"^\(*\s*1(\.0*)?[fF]?\s*\)*$|^\(*\s*[A-Za-z_]\w*\s*\(\s*1\s*\)\s*\)*$")  # 1, 1.0f, T(1)
 SELF_OPS = ("/=", "%=", "<<=", ">>=")
 COMPARED = {"-", "==", "!=", "<", "<=", ">", ">="}
+MAX_UP = 64  # sums, products and `1 - v` a value is followed up through (a kernel may nest thousands)
 LOG_LOW = -8.0  # log-probabilities: exp of them from 3e-4 to 1, a sum of a few thousand stays finite
 WHY = {
     "divisor": "a value is divided by them",
@@ -317,12 +318,13 @@ _Key = tuple[str, str, bool, bool]  # a function, a local or parameter of it, wh
 Site = tuple[Use | None, str | None, str | None, bool]
 
 
-def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: bool) -> list[Site]:
+def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: bool, up: int = 0) -> list[Site]:
     """The use the value `v` (a load, a local holding one, or with `signed` a sum, product or quotient it
     is a term of, which is positive where it is) is put to where it stands, or the local it is the whole
-    value of (with the __device__ function whose parameter it is)."""
+    value of (with the __device__ function whose parameter it is); `up`: the terms it is nested in so far,
+    followed up to MAX_UP."""
     p = v.parent
-    if p is None:
+    if p is None or up > MAX_UP:
         return []
     if p.type == "init_declarator" and p.child_by_field_name("value") == v:
         d = p.child_by_field_name("declarator")
@@ -350,7 +352,7 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
             here.append((said, None, None, signed))
         elif op == "-" and right == v and ONE.match(text(left)):  # `1 - v`, and under a root or dividing: below 1
             here.append((Use("complement"), None, None, signed))
-            if any(u is not None and u.kind in POSITIVE for u, *_ in _sites(_up(p), body, devices, True)):
+            if any(u is not None and u.kind in POSITIVE for u, *_ in _sites(_up(p), body, devices, True, up + 1)):
                 here.append((Use("root"), None, None, signed))
         elif op in ("==", "!=") and getattr(strip_parens(other), "type", "number_literal") != "number_literal":
             here.append((Use("equal"), None, None, signed))  # a key matched: drawn as what it is matched with
@@ -359,7 +361,7 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
         elif op == "*":
             here.append((Use("factor"), None, None, signed))
         if op == "+" or (op == "*" and text(other) != text(v)) or (op == "/" and left == v):  # positive where v is
-            here += _sites(_up(p), body, devices, True)
+            here += _sites(_up(p), body, devices, True, up + 1)
         return here
     if p.type == "argument_list" and p.parent is not None and p.parent.type == "call_expression":
         f = text(p.parent.child_by_field_name("function"))

@@ -69,3 +69,34 @@ def test_strides_nested_in_one_another_stay_short_expressions():
         if a.name != "A":  # A's own length is long before draft_radix runs
             assert len(text) <= 200, (a.name, text)  # before: s3 a 400-character nest of s2's `(s1) * ((...) // (s1))`
             parse(text)
+
+
+def _stopped(src: str) -> list[str]:
+    d = draft(find_kernels(src)[0], src)
+    return [why for _, why in d.guesses if "analysis stopped" in why]
+
+
+def test_an_index_divided_thousands_of_times_is_still_drafted():
+    src = f"""
+__global__ void halved(const float *A, float *O, int n, int w, int sb)
+{{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int q = i{" / 2" * 1500};
+    O[i] = A[q * sb + i % w];
+}}"""
+    assert _stopped(src) == []  # before: draft_radix's depths recursed once per division (RecursionError)
+
+
+def test_a_load_nested_in_thousands_of_one_minus_is_still_drafted():
+    x = "A[i]"
+    for _ in range(1500):
+        x = f"1 - ({x})"
+    src = f"""
+__global__ void complements(const float *A, float *O, int n)
+{{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    O[i] = sqrtf({x});
+}}"""
+    assert _stopped(src) == []  # before: draft_uses followed the value up once per level (RecursionError)
