@@ -463,5 +463,10 @@ def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> 
         for u in found
         if u.kind == "field"
     ]
-    where = "above 0" if init == "positive" else f"in [{arg.low:g}, {arg.high:g})"
+    where = "above 0" if init == "positive" else f"in [{_said(arg.low)}, {_said(arg.high)})"
     guesses.append((f"args.{arg.name}", f"values {where}: {'; '.join(dict.fromkeys(said))}"))
+
+
+def _said(v: object) -> str:
+    """A bound as a guess says it: an int exactly (4294967296, not 4.29497e+09), a float short."""
+    return f"{v:g}" if isinstance(v, float) else str(v)

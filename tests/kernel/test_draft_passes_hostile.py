@@ -100,3 +100,20 @@ __global__ void complements(const float *A, float *O, int n)
     O[i] = sqrtf({x});
 }}"""
     assert _stopped(src) == []  # before: draft_uses followed the value up once per level (RecursionError)
+
+
+def test_a_xorshift_states_range_is_said_in_whole_numbers():
+    src = """
+__global__ void xs(const unsigned *seeds, float *dst, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned x = seeds[i];
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    dst[i] = (float)(x & 255);
+}"""
+    d = draft(find_kernels(src)[0], src)
+    said = [why for key, why in d.guesses if key == "args.seeds"]
+    assert said and "[1, 4294967296)" in said[0]  # before: [1, 4.29497e+09)
