@@ -273,7 +273,8 @@ def uses(
     reached: dict[_Key, tuple[set[Use], set[_Key]]] = {}
 
     def follow(sites: list[Site], here: str) -> tuple[set[Use], set[_Key]]:
-        found, locals_ = set(), set()
+        found: set[Use] = set()
+        locals_: set[_Key] = set()
         for use, local, callee, now in sites:
             if use is not None and (not now or use.kind in POSITIVE):
                 found.add(use)
@@ -287,7 +288,8 @@ def uses(
     def step(key: _Key) -> tuple[set[Use], set[_Key]]:
         if key not in reached:
             name, local, param, now = key
-            found, after = set(), set()
+            found: set[Use] = set()
+            after: set[_Key] = set()
             for ref in bodies[name].reads(local, param):
                 f, a = follow(_sites(_up(ref), bodies[name], devices, now), name)
                 found, after = found | f, after | a

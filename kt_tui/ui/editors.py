@@ -146,7 +146,10 @@ class KernelEditScreen(ModalScreen[dict | None]):
         (self.query_one("#edit-params", TextArea) if code.has_focus else code).focus()
 
     def action_cancel(self) -> None:
-        changed = (self.query_one("#edit-code", TextArea).text, self.query_one("#edit-params", TextArea).text) != self.loaded
+        changed = (
+            self.query_one("#edit-code", TextArea).text,
+            self.query_one("#edit-params", TextArea).text,
+        ) != self.loaded
         leave_edits(self, changed, lambda: self.dismiss(None), "your changes to the kernel")
 
 
