@@ -24,6 +24,7 @@ kernel/draft.py gave it a range, and each range is said as a guess."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -133,15 +134,16 @@ def _against(n: Node | None, known: dict[str, Use]) -> Use | None:
     return None
 
 
-def _mixing(n: Node | None) -> bool:
-    """An xor or a product with a hash's multiplier (an int literal of 17 bits or more) in `n`."""
-    for m in cuda_ast.walk(n) if n is not None else ():
-        op = text(m.child_by_field_name("operator")) if m.type in ("binary_expression", "assignment_expression") else ""
-        if op in ("^", "^="):
-            return True
-        if op in ("*", "*=") and _big(m.child_by_field_name("right")):
-            return True
-    return False
+def _mixes(m: Node) -> bool:
+    """`m` is an xor or a product with a hash's multiplier (an int literal of 17 bits or more)."""
+    op = text(m.child_by_field_name("operator")) if m.type in ("binary_expression", "assignment_expression") else ""
+    return op in ("^", "^=") or (op in ("*", "*=") and _big(m.child_by_field_name("right")))
+
+
+def _within(starts: list[int], n: Node) -> bool:
+    """Whether one of the nodes starting at `starts` (sorted) lies inside `n`: a node under it."""
+    i = bisect.bisect_left(starts, n.start_byte)
+    return i < len(starts) and starts[i] < n.end_byte
 
 
 def _big(n: Node | None) -> bool:
@@ -154,10 +156,6 @@ def _big(n: Node | None) -> bool:
     except ValueError:
         return False
     return m >= 1 << 16 and m % 2 == 1  # odd, as hash multipliers are (65536 or 1000000 scale a unit)
-
-
-def _names(n: Node | None) -> set[str]:
-    return {text(c) for c in cuda_ast.walk(n) if c.type == "identifier"} if n is not None else set()
 
 
 def _xorshift(n: Node, var: str, steppers: set[str]) -> bool:
@@ -219,8 +217,15 @@ class _Body:
     refs: dict[str, list[Node]] | None = None  # each name's reads, found on the first call of `reads`
 
     def __post_init__(self) -> None:
+        mixing: list[int] = []  # where each xor and hash product starts, in the order of the text
+        names: dict[str, list[int]] = {}  # where each name is read
+        steps: list[tuple[Node, str, str, Node | None]] = []  # assignments to a local: (it, local, op, right)
         for n in cuda_ast.walk(self.fn.body):
-            if n.type == "init_declarator":
+            if _mixes(n):
+                mixing.append(n.start_byte)
+            if n.type == "identifier":
+                names.setdefault(text(n), []).append(n.start_byte)
+            elif n.type == "init_declarator":
                 d = n.child_by_field_name("declarator")
                 if d is not None and d.type == "identifier":
                     self.declared[text(d)] = self.declared.get(text(d), 0) + 1
@@ -231,15 +236,16 @@ class _Body:
                 if target is not None and target.type == "identifier":
                     self.written.add(text(target))
                     self.writes.setdefault(text(target), []).append(n)
-                    right, op = n.child_by_field_name("right"), text(n.child_by_field_name("operator"))
-                    if (
-                        op in ("^=", "*=")
-                        and _mixing(n)
-                        or op == "="
-                        and _mixing(right)
-                        and _names(right) & {text(target)}
-                    ):
-                        self.mixed.add(text(target))
+                    steps.append(
+                        (n, text(target), text(n.child_by_field_name("operator")), n.child_by_field_name("right"))
+                    )
+        # a hash or a generator stepped (`h ^= h >> 33`, `h *= C`, `h = (h ^ k) * C`): found by position,
+        # not by a walk under each assignment (a chain `x = x = ... = 1` of thousands is quadratic)
+        for n, name, op, right in steps:
+            if (op in ("^=", "*=") and _within(mixing, n)) or (
+                op == "=" and right is not None and _within(mixing, right) and _within(names.get(name, []), right)
+            ):
+                self.mixed.add(name)
 
     def xorshifted(self, name: str) -> bool:
         """Whether every write of `name` is a xorshift step of it (`x ^= x << 13`, `x = x ^ (x >> 7)`) or

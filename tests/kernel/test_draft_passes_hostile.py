@@ -29,11 +29,8 @@ __global__ void chained(const float *a, float *o, int n, int m)
 """
 
 
-def test_values_passed_down_to_a_long_device_function_are_followed_once(monkeypatch):
-    body = "\n".join(f"    r += sqrtf(v) * {k}.0f;" for k in range(400))
-    calls = "\n".join(f"    s += h1(a[i * m + {k}]);" for k in range(200))
-    unit = cuda_ast.parse(CHAIN.format(body=body, calls=calls))
-    size = sum(1 for f in [*unit.kernels.values(), *unit.devices.values()] for _ in cuda_ast.walk(f.body))
+def _counting(monkeypatch) -> list[int]:
+    """cuda_ast.walk counting the nodes it yields, in [0]."""
     walked = [0]
     walk = cuda_ast.walk
 
@@ -43,6 +40,19 @@ def test_values_passed_down_to_a_long_device_function_are_followed_once(monkeypa
             yield n
 
     monkeypatch.setattr(cuda_ast, "walk", counted)
+    return walked
+
+
+def _size(unit: cuda_ast.Unit) -> int:
+    return sum(1 for f in [*unit.kernels.values(), *unit.devices.values()] for _ in cuda_ast.walk(f.body))
+
+
+def test_values_passed_down_to_a_long_device_function_are_followed_once(monkeypatch):
+    body = "\n".join(f"    r += sqrtf(v) * {k}.0f;" for k in range(400))
+    calls = "\n".join(f"    s += h1(a[i * m + {k}]);" for k in range(200))
+    unit = cuda_ast.parse(CHAIN.format(body=body, calls=calls))
+    size = _size(unit)
+    walked = _counting(monkeypatch)
     found = draft_uses.uses(unit.kernels["chained"], {"a", "o"}, unit.devices)
     assert {u.kind for u in found["a"]} == {"root"}
     assert walked[0] < 10 * size  # before: g's body walked again for each of the 200 loads (~100 times the source)
@@ -117,3 +127,27 @@ __global__ void xs(const unsigned *seeds, float *dst, int n)
     d = draft(find_kernels(src)[0], src)
     said = [why for key, why in d.guesses if key == "args.seeds"]
     assert said and "[1, 4294967296)" in said[0]  # before: [1, 4.29497e+09)
+
+
+def test_a_chain_of_thousands_of_assignments_is_read_in_linear_work(monkeypatch):
+    src = f"""
+__device__ unsigned never(unsigned x)
+{{
+    {" = ".join(["x"] * 1000)} = 1;
+    return x;
+}}
+__global__ void k(const unsigned *a, unsigned *o, int n)
+{{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned h = a[i];
+    h ^= h >> 16;
+    h *= 0x45d9f3bu;
+    o[i] = h;
+}}"""
+    unit = cuda_ast.parse(src)
+    size = _size(unit)
+    walked = _counting(monkeypatch)
+    found = draft_uses.uses(unit.kernels["k"], {"a", "o"}, unit.devices)
+    assert {u.kind for u in found["a"]} == {"mix"}  # the hash still found
+    assert walked[0] < 10 * size  # before: each assignment's right side walked again (~150 times the source)
