@@ -151,3 +151,15 @@ __global__ void k(const unsigned *a, unsigned *o, int n)
     found = draft_uses.uses(unit.kernels["k"], {"a", "o"}, unit.devices)
     assert {u.kind for u in found["a"]} == {"mix"}  # the hash still found
     assert walked[0] < 10 * size  # before: each assignment's right side walked again (~150 times the source)
+
+
+def test_an_array_passed_to_a_function_the_analysis_cannot_follow_is_still_drafted():
+    src = """
+extern __device__ float load_tile(const float *p, int i);
+__global__ void ext_call(const float *a, const float *b, float *o, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    o[i] = a[i] + load_tile(a, i) + b[i];
+}"""
+    assert _stopped(src) == []  # before: draft_sound zipped the accesses with no lows (ValueError)
