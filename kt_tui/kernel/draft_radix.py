@@ -17,7 +17,8 @@ every check size (kernel/draft.py calls `keep` last):
 A value the relations contradict at some size is moved inside them (a stride padded past its floor, an
 anchor lowered), said as a guess; a value that meets them is left as it is, unless it was grown from a
 stride the layout puts outside it (an inverted layout), which is drafted again with the lengths it sizes.
-All of it is undone where the arrays would then outgrow a draft's sizes."""
+All of it is undone where the arrays would then outgrow a draft's sizes or a length no longer reads (an
+expression too long); a stride whose expression would pass LONGEST characters is left as it was."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ from .spec_model import default_verify_sizes
 PLAIN = re.compile(r"[A-Za-z_]\w*")
 PADS = (3, 5, 7, 9)  # elements past a stride's floor, apart per stride: a kernel that mixes two strides up fails
 PASSES = 3
+LONGEST = 200  # characters of a stride's drafted expression, at most
 WIDE = ("long long", "size_t", "long", "unsigned long long", "int64_t", "ptrdiff_t")  # a batch stride's type
 WORD = r"(?<![\w.])%s(?![\w(])"
 
@@ -88,16 +90,20 @@ def _depths(fn: cuda_ast.Function, ints: set[str]) -> dict[str, tuple[str, int]]
     depth: dict[str, tuple[str, int]] = {}
 
     def of(n: cuda_ast.Node | None) -> tuple[str, int]:
+        divided = 0  # a loop down the dividends, not recursion: `i / 2 / 2 / ...` may be thousands deep
         n = _strip(n)
-        if n is None or n.type != "binary_expression":
-            return depth.get(text(n), (text(n), 0)) if n is not None else ("", 0)
-        op = text(n.child_by_field_name("operator"))
-        if op in ("/", "%"):
-            root, d = of(n.child_by_field_name("left"))
-            right = _strip(n.child_by_field_name("right"))
-            factors = [c for c in cuda_ast.walk(right) if c.type in ("identifier", "number_literal")]
-            return (root, d + len(factors)) if op == "/" else (root, d)
-        return (text(n), 0)
+        while n is not None and n.type == "binary_expression":
+            op = text(n.child_by_field_name("operator"))
+            if op not in ("/", "%"):
+                return (text(n), divided)
+            if op == "/":
+                right = _strip(n.child_by_field_name("right"))
+                divided += sum(1 for c in cuda_ast.walk(right) if c.type in ("identifier", "number_literal"))
+            n = _strip(n.child_by_field_name("left"))
+        if n is None:
+            return ("", divided)
+        root, d = depth.get(text(n), (text(n), 0))
+        return (root, d + divided)
 
     out: dict[str, tuple[str, int]] = {}
     for n in cuda_ast.walk(fn.body) if fn.body is not None else []:
@@ -282,7 +288,8 @@ def keep(spec: Spec, unit: cuda_ast.Unit, kernel: str, an: extents.Analysis, gue
     more than a draft's sizes allow (values the relations cannot make sane)."""
     before = (copy.deepcopy(spec), list(guesses))
     lengths(spec, an, fit(spec, find(unit, kernel, an), guesses))
-    if _elements(spec) > max(MAX_ELEMENTS, _elements(before[0])):
+    after = _elements(spec)
+    if after == math.inf or after > max(MAX_ELEMENTS, _elements(before[0])):  # inf: a length that does not read
         spec.__dict__.update(before[0].__dict__)
         guesses[:] = before[1]
 
@@ -384,6 +391,8 @@ def fit(spec: Spec, rels: list[Relation], guesses: list[tuple[str, str]]) -> lis
                 if not inverted and all(_wanted(r, _env(spec, t)) is None for t in points):
                     continue
                 new = _expression(r, spec, args, pads[r.name])
+                if isinstance(new, str) and len(new) > LONGEST:
+                    continue  # an inner stride's text nested in each outer one: no value a person sets
                 old = arg.value
                 arg.value = new
                 if new is None or any(_wanted(r, _env(spec, t)) is not None for t in points):

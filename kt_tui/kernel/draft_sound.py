@@ -136,8 +136,9 @@ def fit(spec: Spec, an: extents.Analysis, guesses: list[tuple[str, str]]) -> Non
         if use is None or not isinstance(arr.size, int | str) or arr.init == "file":
             continue
         _grow(arr, use, an, spec, arrays, envs, known, guesses)
-        lows = use.lows if len(use.lows) == len(use.accesses) else []
-        for h, low in zip(use.accesses, lows, strict=True):
+        if len(use.lows) != len(use.accesses):  # a pointer passed where the walk cannot follow: no low said
+            continue
+        for h, low in zip(use.accesses, use.lows, strict=True):
             if h is not None and low is not None:
                 _raise_low(h, low, arrays, envs, guesses)
 

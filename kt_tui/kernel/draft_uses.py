@@ -24,6 +24,7 @@ kernel/draft.py gave it a range, and each range is said as a guess."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -55,6 +56,7 @@ POSITIVE = ("divisor", "root")
 ONE = re.compile(r"^\(*\s*1(\.0*)?[fF]?\s*\)*$|^\(*\s*[A-Za-z_]\w*\s*\(\s*1\s*\)\s*\)*$")  # 1, 1.0f, T(1)
 SELF_OPS = ("/=", "%=", "<<=", ">>=")
 COMPARED = {"-", "==", "!=", "<", "<=", ">", ">="}
+MAX_UP = 64  # sums, products and `1 - v` a value is followed up through (a kernel may nest thousands)
 LOG_LOW = -8.0  # log-probabilities: exp of them from 3e-4 to 1, a sum of a few thousand stays finite
 WHY = {
     "divisor": "a value is divided by them",
@@ -132,15 +134,16 @@ def _against(n: Node | None, known: dict[str, Use]) -> Use | None:
     return None
 
 
-def _mixing(n: Node | None) -> bool:
-    """An xor or a product with a hash's multiplier (an int literal of 17 bits or more) in `n`."""
-    for m in cuda_ast.walk(n) if n is not None else ():
-        op = text(m.child_by_field_name("operator")) if m.type in ("binary_expression", "assignment_expression") else ""
-        if op in ("^", "^="):
-            return True
-        if op in ("*", "*=") and _big(m.child_by_field_name("right")):
-            return True
-    return False
+def _mixes(m: Node) -> bool:
+    """`m` is an xor or a product with a hash's multiplier (an int literal of 17 bits or more)."""
+    op = text(m.child_by_field_name("operator")) if m.type in ("binary_expression", "assignment_expression") else ""
+    return op in ("^", "^=") or (op in ("*", "*=") and _big(m.child_by_field_name("right")))
+
+
+def _within(starts: list[int], n: Node) -> bool:
+    """Whether one of the nodes starting at `starts` (sorted) lies inside `n`: a node under it."""
+    i = bisect.bisect_left(starts, n.start_byte)
+    return i < len(starts) and starts[i] < n.end_byte
 
 
 def _big(n: Node | None) -> bool:
@@ -153,10 +156,6 @@ def _big(n: Node | None) -> bool:
     except ValueError:
         return False
     return m >= 1 << 16 and m % 2 == 1  # odd, as hash multipliers are (65536 or 1000000 scale a unit)
-
-
-def _names(n: Node | None) -> set[str]:
-    return {text(c) for c in cuda_ast.walk(n) if c.type == "identifier"} if n is not None else set()
 
 
 def _xorshift(n: Node, var: str, steppers: set[str]) -> bool:
@@ -215,10 +214,18 @@ class _Body:
     writes: dict[str, list[Node]] = field(default_factory=dict)  # each local's assignments and updates
     steppers: set[str] = field(default_factory=set)  # __device__ functions that return their one argument
     # run through xorshift steps alone
+    refs: dict[str, list[Node]] | None = None  # each name's reads, found on the first call of `reads`
 
     def __post_init__(self) -> None:
+        mixing: list[int] = []  # where each xor and hash product starts, in the order of the text
+        names: dict[str, list[int]] = {}  # where each name is read
+        steps: list[tuple[Node, str, str, Node | None]] = []  # assignments to a local: (it, local, op, right)
         for n in cuda_ast.walk(self.fn.body):
-            if n.type == "init_declarator":
+            if _mixes(n):
+                mixing.append(n.start_byte)
+            if n.type == "identifier":
+                names.setdefault(text(n), []).append(n.start_byte)
+            elif n.type == "init_declarator":
                 d = n.child_by_field_name("declarator")
                 if d is not None and d.type == "identifier":
                     self.declared[text(d)] = self.declared.get(text(d), 0) + 1
@@ -229,15 +236,16 @@ class _Body:
                 if target is not None and target.type == "identifier":
                     self.written.add(text(target))
                     self.writes.setdefault(text(target), []).append(n)
-                    right, op = n.child_by_field_name("right"), text(n.child_by_field_name("operator"))
-                    if (
-                        op in ("^=", "*=")
-                        and _mixing(n)
-                        or op == "="
-                        and _mixing(right)
-                        and _names(right) & {text(target)}
-                    ):
-                        self.mixed.add(text(target))
+                    steps.append(
+                        (n, text(target), text(n.child_by_field_name("operator")), n.child_by_field_name("right"))
+                    )
+        # a hash or a generator stepped (`h ^= h >> 33`, `h *= C`, `h = (h ^ k) * C`): found by position,
+        # not by a walk under each assignment (a chain `x = x = ... = 1` of thousands is quadratic)
+        for n, name, op, right in steps:
+            if (op in ("^=", "*=") and _within(mixing, n)) or (
+                op == "=" and right is not None and _within(mixing, right) and _within(names.get(name, []), right)
+            ):
+                self.mixed.add(name)
 
     def xorshifted(self, name: str) -> bool:
         """Whether every write of `name` is a xorshift step of it (`x ^= x << 13`, `x = x ^ (x >> 7)`) or
@@ -248,55 +256,83 @@ class _Body:
         """The reads of a local (a parameter) declared once and never written again, else []."""
         if name in self.written or self.declared.get(name, 0) != (0 if param else 1):
             return []
-        return [
-            n
-            for n in cuda_ast.walk(self.fn.body)
-            if n.type == "identifier" and text(n) == name and (n.parent is None or n.parent.type != "init_declarator")
-        ]
+        if self.refs is None:  # every name's reads at once: a walk per local is quadratic in the body
+            self.refs = {}
+            for n in cuda_ast.walk(self.fn.body):
+                if n.type == "identifier" and (n.parent is None or n.parent.type != "init_declarator"):
+                    self.refs.setdefault(text(n), []).append(n)
+        return self.refs.get(name, [])
 
 
 def uses(
     fn: cuda_ast.Function, arrays: set[str], devices: dict[str, cuda_ast.Function] | None = None
 ) -> dict[str, set[Use]]:
     """Each array of `arrays` -> the kinds of use its loaded values reach (in `fn`, and in the __device__
-    functions of `devices` it passes them to)."""
+    functions of `devices` it passes them to). What a local's reads reach is found once, whichever load
+    or array reached it: a value passed down a chain of functions with long bodies is followed once."""
     out: dict[str, set[Use]] = {}
     if fn.body is None or not arrays:
         return out
+    devices = devices or {}
     aliases = pointer_aliases(fn, arrays)
-    bodies = {fn.name: _Body(fn, steppers=_steppers(devices or {}))}
+    bodies = {fn.name: _Body(fn, steppers=_steppers(devices))}
+    reached: dict[_Key, tuple[set[Use], set[_Key]]] = {}
+
+    def follow(sites: list[Site], here: str) -> tuple[set[Use], set[_Key]]:
+        found: set[Use] = set()
+        locals_: set[_Key] = set()
+        for use, local, callee, now in sites:
+            if use is not None and (not now or use.kind in POSITIVE):
+                found.add(use)
+            if local is None:
+                continue
+            if callee is not None and callee not in bodies:  # a parameter of a __device__ function
+                bodies[callee] = _Body(devices[callee])
+            locals_.add((callee if callee is not None else here, local, callee is not None, now))
+        return found, locals_
+
+    def step(key: _Key) -> tuple[set[Use], set[_Key]]:
+        if key not in reached:
+            name, local, param, now = key
+            found: set[Use] = set()
+            after: set[_Key] = set()
+            for ref in bodies[name].reads(local, param):
+                f, a = follow(_sites(_up(ref), bodies[name], devices, now), name)
+                found, after = found | f, after | a
+            reached[key] = (found, after)
+        return reached[key]
+
+    todo: dict[str, set[_Key]] = {}
     for load in cuda_ast.walk(fn.body):
         if (array := _loaded(load, aliases)) not in arrays:
             continue
-        found = out.setdefault(array, set())
-        stack, seen = [(load, bodies[fn.name], False)], {(load.id, False)}
+        found, after = follow(_sites(_up(load), bodies[fn.name], devices, False), fn.name)
+        out.setdefault(array, set()).update(found)
+        todo.setdefault(array, set()).update(after)
+    for array, start in todo.items():
+        seen, stack = set(start), list(start)
         while stack:
-            v, body, signed = stack.pop()
-            for use, local, callee, now in _sites(_up(v), body, devices or {}, signed):
-                if use is not None and (not now or use.kind in POSITIVE):
-                    found.add(use)
-                if local is None:
-                    continue
-                if callee is not None and callee not in bodies:  # a parameter of a __device__ function
-                    bodies[callee] = _Body((devices or {})[callee])
-                there = bodies[callee] if callee is not None else body
-                for ref in there.reads(local, param=callee is not None):
-                    if (ref.id, now) not in seen:
-                        seen.add((ref.id, now))
-                        stack.append((ref, there, now))
+            found, after = step(stack.pop())
+            out[array] |= found
+            stack += [k for k in after if k not in seen]
+            seen |= after
     return {a: u for a, u in out.items() if u}
+
+
+_Key = tuple[str, str, bool, bool]  # a function, a local or parameter of it, whether a parameter, signed
 
 
 # a use; a local holding the value; the function it is in; whether what stands there has only the value's sign
 Site = tuple[Use | None, str | None, str | None, bool]
 
 
-def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: bool) -> list[Site]:
+def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: bool, up: int = 0) -> list[Site]:
     """The use the value `v` (a load, a local holding one, or with `signed` a sum, product or quotient it
     is a term of, which is positive where it is) is put to where it stands, or the local it is the whole
-    value of (with the __device__ function whose parameter it is)."""
+    value of (with the __device__ function whose parameter it is); `up`: the terms it is nested in so far,
+    followed up to MAX_UP."""
     p = v.parent
-    if p is None:
+    if p is None or up > MAX_UP:
         return []
     if p.type == "init_declarator" and p.child_by_field_name("value") == v:
         d = p.child_by_field_name("declarator")
@@ -324,7 +360,7 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
             here.append((said, None, None, signed))
         elif op == "-" and right == v and ONE.match(text(left)):  # `1 - v`, and under a root or dividing: below 1
             here.append((Use("complement"), None, None, signed))
-            if any(u is not None and u.kind in POSITIVE for u, *_ in _sites(_up(p), body, devices, True)):
+            if any(u is not None and u.kind in POSITIVE for u, *_ in _sites(_up(p), body, devices, True, up + 1)):
                 here.append((Use("root"), None, None, signed))
         elif op in ("==", "!=") and getattr(strip_parens(other), "type", "number_literal") != "number_literal":
             here.append((Use("equal"), None, None, signed))  # a key matched: drawn as what it is matched with
@@ -333,7 +369,7 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
         elif op == "*":
             here.append((Use("factor"), None, None, signed))
         if op == "+" or (op == "*" and text(other) != text(v)) or (op == "/" and left == v):  # positive where v is
-            here += _sites(_up(p), body, devices, True)
+            here += _sites(_up(p), body, devices, True, up + 1)
         return here
     if p.type == "argument_list" and p.parent is not None and p.parent.type == "call_expression":
         f = text(p.parent.child_by_field_name("function"))
@@ -435,5 +471,10 @@ def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> 
         for u in found
         if u.kind == "field"
     ]
-    where = "above 0" if init == "positive" else f"in [{arg.low:g}, {arg.high:g})"
+    where = "above 0" if init == "positive" else f"in [{_said(arg.low)}, {_said(arg.high)})"
     guesses.append((f"args.{arg.name}", f"values {where}: {'; '.join(dict.fromkeys(said))}"))
+
+
+def _said(v: object) -> str:
+    """A bound as a guess says it: an int exactly (4294967296, not 4.29497e+09), a float short."""
+    return f"{v:g}" if isinstance(v, float) else str(v)

@@ -65,6 +65,7 @@ class TextEditScreen(ModalScreen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.loaded = self.query_one(TextArea).text  # as the area holds it (mixed line ends made one)
         self.query_one(TextArea).focus()
 
     def action_save(self) -> None:
@@ -76,7 +77,7 @@ class TextEditScreen(ModalScreen[str | None]):
         self.dismiss(text)
 
     def action_cancel(self) -> None:
-        leave_edits(self, self.query_one("#edit-text", TextArea).text != self.text, lambda: self.dismiss(None))
+        leave_edits(self, self.query_one("#edit-text", TextArea).text != self.loaded, lambda: self.dismiss(None))
 
 
 def tune_params_text(tune_params: dict) -> str:
@@ -120,6 +121,7 @@ class KernelEditScreen(ModalScreen[dict | None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.loaded = (self.query_one("#edit-code", TextArea).text, self.query_one("#edit-params", TextArea).text)
         self.query_one("#edit-code", TextArea).focus()
 
     def action_save(self) -> None:
@@ -144,10 +146,10 @@ class KernelEditScreen(ModalScreen[dict | None]):
         (self.query_one("#edit-params", TextArea) if code.has_focus else code).focus()
 
     def action_cancel(self) -> None:
-        changed = (self.query_one("#edit-code", TextArea).text, self.query_one("#edit-params", TextArea).text) != (
-            self.code,
-            self.params_text,
-        )
+        changed = (
+            self.query_one("#edit-code", TextArea).text,
+            self.query_one("#edit-params", TextArea).text,
+        ) != self.loaded
         leave_edits(self, changed, lambda: self.dismiss(None), "your changes to the kernel")
 
 

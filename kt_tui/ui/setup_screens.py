@@ -107,6 +107,7 @@ class SpecEditScreen(Screen[Spec]):
 
     def on_mount(self) -> None:
         self._show_error(self.error)
+        self.loaded = self.query_one("#spec-text", TextArea).text  # as the area holds it (line ends made one)
         self.query_one("#spec-text", TextArea).focus()
 
     def _show_error(self, message: str) -> None:
@@ -201,7 +202,7 @@ class SpecEditScreen(Screen[Spec]):
     def action_cancel(self) -> None:
         leave_edits(
             self,
-            self.query_one("#spec-text", TextArea).text != self.text,
+            self.query_one("#spec-text", TextArea).text != self.loaded,
             lambda: self.app.exit(return_code=1, message="spec not saved; nothing was run"),
             "your changes to the spec",
         )

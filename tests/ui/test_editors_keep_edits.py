@@ -86,3 +86,15 @@ async def test_the_spec_editor_asks_before_quitting_with_changes(tmp_path):
         await pilot.press("y")
         await pilot.pause()
     assert app.return_code == 1 and not (tmp_path / "scale.cu.toml").exists()
+
+
+async def test_escape_in_a_file_with_mixed_line_ends_and_no_edit_leaves_at_once():
+    app = App(css_path=None)
+    mixed = "1. tile\n2. unroll\r\n"  # the area makes the line ends one: that is no edit
+    async with app.run_test(size=(80, 24)) as pilot:
+        got = await open_editor(pilot, TextEditScreen("Edit the plan", mixed))
+        await pilot.press("escape")
+        assert got == [None] and not isinstance(app.screen, AskScreen)  # before: asked to discard changes
+        got = await open_editor(pilot, KernelEditScreen(CODE.replace("\n", "\r\n") + "// tail\n", {}, []))
+        await pilot.press("escape")
+        assert got == [None] and not isinstance(app.screen, AskScreen)
