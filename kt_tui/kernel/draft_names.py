@@ -110,6 +110,7 @@ CONTAINERS = {
     *("cur", "curr", "current", "tmp", "temp", "src", "dst", "dev", "host", "d", "h", "global", "local", "sq"),
     *("sqr", "squared", "init", "initial", "final", "device", "gpu", "cpu", "global", "a", "b", "per", "all"),
 }
+SINGULAR_ONLY = {"vars"}  # conserved variables (a fluid's), not variances
 _PIECE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
@@ -122,6 +123,8 @@ def split(name: str) -> list[str]:
 
 
 def _singular(word: str) -> str:
+    if word in SINGULAR_ONLY:
+        return word
     for strip, add in (("ies", "y"), ("ses", "s"), ("es", ""), ("s", "")):
         if word.endswith(strip) and len(word) > len(strip) + 1 and (stem := word[: -len(strip)] + add) in VOCABULARY:
             return stem

@@ -53,6 +53,7 @@ def test_the_head_word_after_prefixes_and_containers_decides():
     assert draft_names.meaning("log_mass", True) is None  # log-domain: any sign
     assert draft_names.meaning("density_grad", True) is None
     assert draft_names.meaning("signed_dist", True) is None
+    assert draft_names.meaning("vars", True) is None  # conserved variables, not variances
     assert draft_names.meaning("m", True) is None  # one letter says nothing
     assert draft_names.meaning("d", True) is None
     assert draft_names.meaning("dt", False)[1].category == "positive"
