@@ -9,7 +9,8 @@ category gives a range only where nothing is known of the value:
   positive   mass, density, volume, radius, depth, viscosity, norm, distance,  float arrays over
              variance, sigma, std, a time, a price ...                          [0.5, 2)
   unit       probability, fraction, opacity, a uniform draw (`rand`) ...        [0, 1)
-  tolerance  eps, tol ...                                                       a float scalar 1e-5
+  tolerance  eps, tol ...                                                       a float scalar 1e-4
+                                                                                (1e-8 a double)
   count      count, length, size, degree, nnz, a histogram ...                  an int array from 0
 
 A word anywhere in the name that makes the value signed or unbounded (`log`, `grad`, `delta`, `error`,
@@ -29,12 +30,14 @@ from . import cuda_ast
 from .bounds import Use, strip_parens
 from .cuda_ast import Node, text
 from .draft_floats import DIVIDES_WHY, FLOAT_SCALARS, UNKNOWN_WHY
-from .draft_guards import EPSILON
 from .spec import Arg, Spec
 
 MAX_NAME = 128  # a longer identifier is no word a reader reads: nothing is guessed from it
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+# a tolerance: about a thousand of the type's roundings (its epsilon), so a test against it is decided by
+# the values and not by rounding in the kernel's arithmetic, yet far below the data's scale
+TOLERANCE = {"float16": 1e-2, "bfloat16": 5e-2, "float32": 1e-4, "float64": 1e-8}
 POSITIVE_RANGE = (0.5, 2.0)  # around 1, as a standard normal draw's scale is, so 1/x and x*x stay tame
 UNIT_RANGE = (0.0, 1.0)
 
@@ -54,7 +57,7 @@ def _words(category: str, noun: str, *words: str, arrays: bool = True, scalars: 
 VOCABULARY: dict[str, Meaning] = {
     **_words("positive", "a mass", "mass"),
     **_words("positive", "a density", "density"),
-    **_words("positive", "a volume", "volume"),
+    **_words("positive", "a volume", "volume", arrays=False),  # an array named so is voxel data, of any sign
     **_words("positive", "an area", "area"),
     **_words("positive", "a radius", "radius", "radii", "diameter", "diam"),
     **_words("positive", "a depth", "depth", "thickness"),
@@ -70,7 +73,7 @@ VOCABULARY: dict[str, Meaning] = {
     **_words("positive", "a time constant", "tau"),
     **_words("positive", "a time", "time", "lifetime", "maturity", "expiry", "tenor"),
     **_words("positive", "a volatility", "volatility"),
-    **_words("positive", "a volume or a volatility", "vol"),
+    **_words("positive", "a volume or a volatility", "vol", arrays=False),
     **_words("positive", "a price", "price", "strike"),
     **_words("positive", "a threshold", "threshold", "thresh"),
     **_words("positive", "a grid spacing", "spacing"),
@@ -84,7 +87,7 @@ VOCABULARY: dict[str, Meaning] = {
     **_words("unit", "a dropout rate", "dropout"),
     **_words("unit", "a confidence", "confidence"),
     **_words("unit", "a porosity", "porosity"),
-    **_words("unit", "a uniform draw", "uniform", "rand", "rnd", "random"),
+    **_words("unit", "a uniform draw", "uniform", "rand", "rnd"),
     **_words("tolerance", "a tolerance", "eps", "epsilon", "tol", "tolerance", "atol", "rtol", arrays=False),
     **_words("count", "a count", "count", "cnt", "nnz", "population", "multiplicity", scalars=False),
     **_words("count", "a length", "len", scalars=False),
@@ -185,8 +188,9 @@ def _scalar(arg: Arg, said: Meaning, why: str, taken: set[object], guesses: list
     value = arg.value
     if not isinstance(value, (int, float)):
         return
-    if said.category == "tolerance" and not 0 < value <= 1e-3:
-        arg.value, why = EPSILON, f"{why} is tiny and positive (1e-12 to 1e-3)"
+    if said.category == "tolerance" and not 0 < value <= TOLERANCE[arg.type]:
+        arg.value = TOLERANCE[arg.type]
+        why = f"{why} is tiny and positive, yet about a thousand roundings of {arg.type} so rounding does not decide"
     elif said.category == "unit" and not 0 <= value < 1:
         arg.value = next((v for v in FLOAT_SCALARS if v not in taken), FLOAT_SCALARS[0])
         why = f"{why} lies in [0, 1)"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from kt_tui.kernel import cuda_ast, draft_names
 from kt_tui.kernel.draft_floats import FLOAT_SCALARS
-from kt_tui.kernel.draft_guards import EPSILON
 from kt_tui.kernel.spec import Arg
 from kt_tui.kernel.spec_model import random_bounds
 
@@ -53,6 +52,9 @@ def test_the_head_word_after_prefixes_and_containers_decides():
     assert draft_names.meaning("log_mass", True) is None  # log-domain: any sign
     assert draft_names.meaning("density_grad", True) is None
     assert draft_names.meaning("signed_dist", True) is None
+    assert draft_names.meaning("volume", True) is None  # voxel data, of any sign
+    assert draft_names.meaning("volume", False)[1].category == "positive"
+    assert draft_names.meaning("random", True) is None  # random what: an adjective
     assert draft_names.meaning("vars", True) is None  # conserved variables, not variances
     assert draft_names.meaning("m", True) is None  # one letter says nothing
     assert draft_names.meaning("d", True) is None
@@ -84,7 +86,7 @@ def test_an_int_count_array_is_drawn_from_0_without_becoming_an_index():
 
 def test_a_made_up_tolerance_becomes_tiny():
     _, arg, said = _arg("float tol", "    y[i] = x[i] * tol;", "tol")
-    assert arg.value == EPSILON
+    assert arg.value == draft_names.TOLERANCE["float32"]
     assert any("from the name `tol`" in w for w in said)
 
 
@@ -114,7 +116,7 @@ def test_a_stencil_step_beats_the_name_of_a_tolerance(monkeypatch):
     body = "    y[i] = x[i] + eps * (x[i - 1] - 2.f * x[i] + x[i + 1]);"
     bare, named = _bare(monkeypatch, "float eps", body)
     assert named.spec.to_dict() == bare.spec.to_dict() and named.guesses == bare.guesses
-    assert next(a for a in named.spec.args if a.name == "eps").value != EPSILON
+    assert next(a for a in named.spec.args if a.name == "eps").value not in draft_names.TOLERANCE.values()
 
 
 def test_a_name_that_means_nothing_leaves_the_draft(monkeypatch):
