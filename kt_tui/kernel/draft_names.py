@@ -6,11 +6,12 @@ and trailing container words (`_in`, `Arr`, `_new`) are dropped, and the last wo
 noun the name is about (`particle_mass` is a mass, `mass_ratio` a ratio). Plurals are singular. The head's
 category gives a range only where nothing is known of the value:
 
-  positive   mass, density, volume, radius, depth, viscosity, norm, distance,  float arrays over
+  positive   mass, density, radius, depth, viscosity, norm, distance,          float arrays over
              variance, sigma, std, a time, a price ...                          [0.5, 2)
   unit       probability, fraction, opacity, a uniform draw (`rand`) ...        [0, 1)
   tolerance  eps, tol ...                                                       a float scalar 1e-4
                                                                                 (1e-8 a double)
+  step       dt, timestep                                                       a float scalar 0.01
   count      count, length, size, degree, nnz, a histogram ...                  an int array from 0
 
 A word anywhere in the name that makes the value signed or unbounded (`log`, `grad`, `delta`, `error`,
@@ -38,6 +39,7 @@ INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"
 # a tolerance: about a thousand of the type's roundings (its epsilon), so a test against it is decided by
 # the values and not by rounding in the kernel's arithmetic, yet far below the data's scale
 TOLERANCE = {"float16": 1e-2, "bfloat16": 5e-2, "float32": 1e-4, "float64": 1e-8}
+TIME_STEP = 0.01  # an explicit step stays stable and accurate for dynamics of unit rates (and dt / dx^2 < 0.5)
 POSITIVE_RANGE = (0.5, 2.0)  # around 1, as a standard normal draw's scale is, so 1/x and x*x stay tame
 UNIT_RANGE = (0.0, 1.0)
 
@@ -77,7 +79,7 @@ VOCABULARY: dict[str, Meaning] = {
     **_words("positive", "a price", "price", "strike"),
     **_words("positive", "a threshold", "threshold", "thresh"),
     **_words("positive", "a grid spacing", "spacing"),
-    **_words("positive", "a time step", "dt", "timestep", arrays=False),
+    **_words("step", "a time step", "dt", "timestep", arrays=False),
     **_words("positive", "a grid step", "dx", "dy", "dz", arrays=False),
     **_words("unit", "a probability", "probability", "prob"),
     **_words("unit", "a fraction", "fraction", "frac"),
@@ -191,6 +193,9 @@ def _scalar(arg: Arg, said: Meaning, why: str, taken: set[object], guesses: list
     if said.category == "tolerance" and not 0 < value <= TOLERANCE[arg.type]:
         arg.value = TOLERANCE[arg.type]
         why = f"{why} is tiny and positive, yet about a thousand roundings of {arg.type} so rounding does not decide"
+    elif said.category == "step" and not 0 < value <= 10 * TIME_STEP:
+        arg.value = TIME_STEP
+        why = f"{why} is small: an explicit integrator is stable and accurate only for steps well below the dynamics' time scale"
     elif said.category == "unit" and not 0 <= value < 1:
         arg.value = next((v for v in FLOAT_SCALARS if v not in taken), FLOAT_SCALARS[0])
         why = f"{why} lies in [0, 1)"

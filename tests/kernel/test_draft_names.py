@@ -58,7 +58,7 @@ def test_the_head_word_after_prefixes_and_containers_decides():
     assert draft_names.meaning("vars", True) is None  # conserved variables, not variances
     assert draft_names.meaning("m", True) is None  # one letter says nothing
     assert draft_names.meaning("d", True) is None
-    assert draft_names.meaning("dt", False)[1].category == "positive"
+    assert draft_names.meaning("dt", False)[1].category == "step"
     assert draft_names.meaning("dt", True) is None  # an array dt is a gradient as often as a step
     assert draft_names.meaning("alpha", True)[1].category == "unit"
     assert draft_names.meaning("alpha", False) is None  # a scalar alpha is a rate, a shape, a scale
@@ -88,6 +88,12 @@ def test_a_made_up_tolerance_becomes_tiny():
     _, arg, said = _arg("float tol", "    y[i] = x[i] * tol;", "tol")
     assert arg.value == draft_names.TOLERANCE["float32"]
     assert any("from the name `tol`" in w for w in said)
+
+
+def test_a_made_up_time_step_becomes_small():
+    _, arg, said = _arg("float dt, const float *v", "    y[i] = x[i] + dt * v[i];", "dt")
+    assert arg.value == draft_names.TIME_STEP
+    assert any("from the name `dt`" in w and "small" in w for w in said)
 
 
 def test_a_probability_that_divides_is_drawn_below_1():
