@@ -26,6 +26,7 @@ from . import (
     draft_logs,
     draft_masked,
     draft_moments,
+    draft_names,
     draft_networks,
     draft_partials,
     draft_passes,
@@ -581,4 +582,5 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_logs.fit(spec, fn, guesses)
     draft_radix.keep(spec, unit, kernel.name, an, guesses)
     draft_sound.fit(spec, an, guesses)
+    draft_names.fit(spec, fn, uses, guesses)  # last: a name narrows only what no pass derived
     return Draft(spec, guesses)

@@ -31,6 +31,8 @@ TRUNCATED_SCALE = 0.5  # a scale on a coordinate truncated to an index: two coor
 GAUSSIAN_WEIGHTS = (0.01, 0.002, 0.005, 0.02)  # 1 / (2 sigma^2) of Gaussian weights: apart, each small
 EXP_SCALE = 0.1  # a factor in an exponential's argument: exp(0.1 * x) finite for |x| up to 880
 SHIFT = 2.0  # cells a coordinate moves per unit of a value read: standard normal data moves it a few cells
+UNKNOWN_WHY = "a factor of unknown role"  # what a made-up value's guess says (kernel/draft_names.py reads it)
+DIVIDES_WHY = "it divides, or is a power's base"
 
 
 def float_value(
@@ -103,13 +105,13 @@ def float_value(
     if divisor:
         value = DIVISORS[plain % len(DIVISORS)]
         return value, (
-            f"{value}: it divides, or is a power's base: above 1 (an average, a penalty, a base), so a quotient "
+            f"{value}: {DIVIDES_WHY}: above 1 (an average, a penalty, a base), so a quotient "
             "shrinks and a power falls off; not 1, and apart from the others; set the value you use"
         )
     value = FLOAT_SCALARS[plain % len(FLOAT_SCALARS)]
     return (
         value,
-        f"{value}: a factor of unknown role, in (0, 1) as a scale, rate, weight or probability is (not 0 or 1, so "
+        f"{value}: {UNKNOWN_WHY}, in (0, 1) as a scale, rate, weight or probability is (not 0 or 1, so "
         "the arithmetic is not trivial, and apart from the others); set the value you use",
     )
 
