@@ -82,6 +82,18 @@ def text(node: Node) -> str:
     return node.text.decode("utf-8", "replace") if node is not None else ""
 
 
+def subscript_index(n: Node | None) -> Node | None:
+    """The expression inside the brackets of a subscript `a[i - off]` (the grammar wraps it in a
+    subscript_argument_list; of `a[i, j]` the last, as C's comma reads it); None for no subscript."""
+    if n is None or n.type != "subscript_expression":
+        return None
+    index = n.child_by_field_name("indices") or n.child_by_field_name("index")
+    if index is not None and index.type == "subscript_argument_list":
+        kids = [c for c in index.named_children if c.type != "comment"]
+        return kids[-1] if kids else None
+    return index
+
+
 def walk(node: Node, budget: int = MAX_NODES) -> Iterator[Node]:
     """Every node under `node`, depth first, at most `budget` of them; no recursion."""
     stack = [node]
