@@ -76,10 +76,53 @@ class Unit:
     macro_threads: set[int] = field(
         default_factory=set
     )  # thread axes a #define's body reads (`#define TY threadIdx.y`)
+    unread: str = ""  # where the parser first could not read the source (`unread`), "" for nowhere
 
 
 def text(node: Node) -> str:
     return node.text.decode("utf-8", "replace") if node is not None else ""
+
+
+def subscript_index(n: Node | None) -> Node | None:
+    """The expression inside the brackets of a subscript `a[i - off]` (the grammar wraps it in a
+    subscript_argument_list; of `a[i, j]` the last, as C's comma reads it); None for no subscript."""
+    if n is None or n.type != "subscript_expression":
+        return None
+    index = n.child_by_field_name("indices") or n.child_by_field_name("index")
+    if index is not None and index.type == "subscript_argument_list":
+        kids = [c for c in index.named_children if c.type != "comment"]
+        return kids[-1] if kids else None
+    return index
+
+
+def unread(node: Node | None, names: set[str] | frozenset[str] = frozenset()) -> str:
+    """Where the parser first could not read the source under `node` (an ERROR node, or a token it had
+    to make up: a missing brace), as `line L (`text`)`, and which of `names` the unread parts name (they
+    size nothing); "" where it read all of it."""
+    if node is None or not node.has_error:
+        return ""
+    bad = [n for n in walk(node) if n.type == "ERROR" or n.is_missing]
+    if not bad:
+        return ""
+    said = " ".join(text(bad[0]).split())
+    said = said if len(said) <= 40 else said[:37] + "..."
+    out = f"line {bad[0].start_point[0] + 1}" + (f" (`{said}`)" if said else f" (a missing `{bad[0].type}`)")
+    named = sorted({text(c) for b in bad for c in walk(b, 10_000) if c.type == "identifier"} & set(names))
+    return out + (f": what it names there ({', '.join(named)}) sizes nothing" if named else "")
+
+
+def unread_params(fn: Function, names: list[str]) -> str:
+    """Where `fn`'s parameters as the parser reads them are not `names` (the signature's, split at its
+    commas: `const float *z int n` is one parameter there, two here), said as the reason the body's
+    names cannot be matched to the arguments; "" where they are the same."""
+    read = [p.name or "?" for p in fn.params]
+    if read == [n or "?" for n in names]:
+        return ""
+    at = f", first at {unread(fn.body.parent)}" if unread(fn.body.parent) else ""
+    return (
+        f" (its parameter list does not read as C{at}: the parser reads {', '.join(read) or 'none'} where the "
+        f"signature's commas give {', '.join(n or '?' for n in names) or 'none'})"
+    )
 
 
 def walk(node: Node, budget: int = MAX_NODES) -> Iterator[Node]:
@@ -102,6 +145,9 @@ def parse(src: str) -> Unit:
         tree = _parser().parse(data)
     except (ValueError, RuntimeError, OSError):
         return unit
+    unit.unread = unread(tree.root_node)
+    if unit.unread and (opened := data.count(b"{")) != (closed := data.count(b"}")):
+        unit.unread += f"; its braces do not balance: {opened} {{ and {closed} }}"
     for n in _top_level(tree.root_node):
         kind = n.type
         if kind in ("preproc_def", "preproc_function_def"):

@@ -163,12 +163,18 @@ def draft(
                     t = types.get(name, "float")
                     unit.structs.setdefault(name, (DTYPES[t], 1) if t in DTYPES else vector_parts(t))
             kernel = typed_params(kernel, types)
+            fn = unit.kernels.get(kernel.name)
+            if fn is not None and (said := cuda_ast.unread_params(fn, [p.name for p in kernel.params])):
+                return _from_signature(kernel, n, said)
             analysis = extents.analyse(unit, kernel.name)
-            if analysis is not None and analysis.ok:
+            if fn is not None and analysis is not None and analysis.ok:
                 d = _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values, types, compiled)
                 draft_rows.highs_above_lows(d.spec, d.guesses)
+                if said := cuda_ast.unread(fn.body, {p.name for p in kernel.params}):
+                    d.guesses.append(("", f"the parser could not read part of the kernel's body, first at {said}"))
                 return d
-            why = " (the analysis did not find it, or it is too long to follow)"
+            near = f", first at {unit.unread}" if unit.unread else ""
+            why = " (too long to follow)" if fn else f" (the parser could not read its definition{near})"
         except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
             why = f" (the analysis stopped: {type(e).__name__})"
     return _from_signature(kernel, n, why)

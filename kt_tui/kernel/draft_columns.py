@@ -34,10 +34,7 @@ def _label(n: Node | None, held: dict[str, str], ints: set[str]) -> str | None:
 
 def _index(n: Node) -> Node | None:
     """The index of a subscript `a[i]` (its one index inside the argument list)."""
-    index = n.child_by_field_name("indices") or n.child_by_field_name("index")
-    if index is not None and index.type == "subscript_argument_list":
-        index = index.named_children[-1] if index.named_children else None
-    return unwrapped(index)
+    return unwrapped(cuda_ast.subscript_index(n))
 
 
 def _strided(n: Node | None, strides: set[str]) -> str | None:

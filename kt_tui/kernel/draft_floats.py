@@ -8,8 +8,10 @@ import re
 
 from . import cuda_ast, extents
 from .cuda_ast import text
+from .draft_roles import unwrapped
 from .draft_sizes import Sizing
-from .spec import Spec
+from .draft_uses import ONE, POWERS, ROOTS
+from .spec import Arg, Spec
 
 # not 0 or 1, so a multiply or add by it changes the result; in (0, 1), as most made-up factors are meant (a
 # scale, a rate, a weight, a probability, 1 - b): of the first drafts of held-out batches 3-21, 10 float
@@ -135,6 +137,52 @@ def divisors(fn: cuda_ast.Function, scalars: set[str]) -> set[str]:
         if taken is not None and taken.type == "identifier" and text(taken) in scalars:
             out.add(text(taken))
     return out
+
+
+def one_less(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, str]]) -> None:
+    """A float scalar p given a made-up value of unknown role whose `1 - p` divides or reaches a root, a log
+    or a power's base (`x / (1.0f - p)`, a dropout's scale; also through a local holding it): said as that.
+    The made-up values of unknown role are in (0, 1), so 1 - p is above 0 as it must be."""
+    made = {a.name: a for a in args if not a.is_array and a.type.startswith("float") and a.value in FLOAT_SCALARS}
+    if fn.body is None or not made:
+        return
+    found: dict[str, tuple[str, str]] = {}  # scalar -> (how `1 - p` is used, its text)
+    held: dict[str, tuple[str, str]] = {}  # a local given `1 - p` -> (p, its text)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "-":
+            continue
+        name = unwrapped(n.child_by_field_name("right"))
+        if not ONE.match(text(n.child_by_field_name("left"))) or name is None or text(name) not in made:
+            continue
+        said, up = " ".join(text(n).split()), n
+        while up.parent is not None and up.parent.type in ("parenthesized_expression", "cast_expression"):
+            up = up.parent
+        p = up.parent
+        call = p.parent if p is not None and p.type == "argument_list" else None
+        given = [c for c in p.named_children if c.type != "comment"] if call is not None else []
+        f = text(call.child_by_field_name("function")) if call is not None else ""
+        if p is not None and p.type == "binary_expression" and text(p.child_by_field_name("operator")) == "/":
+            if p.child_by_field_name("right") == up:
+                found.setdefault(text(name), ("divisor", said))
+        elif (f in ROOTS and len(given) == 1) or (f in POWERS and given[:1] == [up]):
+            found.setdefault(text(name), ("root", said))
+        elif p is not None and p.type == "init_declarator" and (d := p.child_by_field_name("declarator")) is not None:
+            held[text(d)] = (text(name), said)
+    for local in sorted(divisors(fn, set(held))):
+        found.setdefault(held[local][0], ("divisor", f"{local} = {held[local][1]}"))
+    for name, (how, said) in sorted(found.items()):
+        value = made[name].value
+        use = (
+            f"`{said}` divides, so 1 - {name} must not be 0"
+            if how == "divisor"
+            else f"`{said}` reaches a square root, a log or a power's base, which a negative value makes NaN"
+        )
+        why = (
+            f"{value}: {use}: {name} kept below 1, in (0, 1) as a rate or a probability is (not 0, and apart from "
+            "the others); set the value you use"
+        )
+        plain = f"{value}: a factor of unknown role"
+        guesses[:] = [(k, why if k == f"args.{name}" and w.startswith(plain) else w) for k, w in guesses]
 
 
 def draft_note(spec: Spec) -> str:

@@ -128,9 +128,7 @@ def local_caps(fn: cuda_ast.Function | None, defines: dict[str, int], scalars: s
             continue
         array = text(m.child_by_field_name("argument"))
         extent = _extent(m, arrays[array])
-        index = strip_parens(m.child_by_field_name("indices") or m.child_by_field_name("index"))
-        if index is not None and index.type == "subscript_argument_list" and index.named_children:
-            index = strip_parens(index.named_children[0])
+        index = strip_parens(cuda_ast.subscript_index(m))
         path, loop, up = [m], m.parent, 0
         while extent is not None and loop is not None and loop.type != "function_definition" and up < OUTWARD:
             found = _loop(loop, scalars) if loop.type == "for_statement" else None

@@ -1,7 +1,7 @@
 """The passes kernel/draft.py runs over a kernel's drafted arguments once each has a first value: each
 reads the code for a role the first values missed (a threshold on scaled data, a decay, a draw, a weight,
 a carried state, a pixel, a label, a state machine's cells, a row stride, a range's bounds, a mass pushed
-along edges) and corrects the values it drafts, said as a guess."""
+along edges, a rate kept below 1) and corrects the values it drafts (or what is said of them), said as a guess."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from . import (
     draft_carried,
     draft_decay,
     draft_draws,
+    draft_floats,
     draft_mass,
     draft_pixels,
     draft_rows,
@@ -36,3 +37,4 @@ def over_args(
     draft_rows.strides_past_spans(fn, args, guesses, "an int that sizes nothing")
     draft_spans.ordered(fn, args, guesses)
     draft_mass.moved(fn, args, guesses)
+    draft_floats.one_less(fn, args, guesses)

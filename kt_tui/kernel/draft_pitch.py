@@ -62,8 +62,7 @@ def pitches(fn: cuda_ast.Function, ints: set[str], unit: cuda_ast.Unit | None = 
     for n in cuda_ast.walk(fn.body):
         if n.type != "subscript_expression":
             continue
-        args = n.child_by_field_name("indices") or n.named_children[-1]
-        terms = _terms(args.named_children[0] if args.named_children else args, "+")
+        terms = _terms(cuda_ast.subscript_index(n), "+")
         if len(terms) != 2:
             continue
         for scaled, column in (terms, terms[::-1]):

@@ -220,8 +220,8 @@ def _sums(body: cuda_ast.Node) -> list[cuda_ast.Node]:
     for n in cuda_ast.walk(body):
         if n.type == "init_declarator" and (v := n.child_by_field_name("value")) is not None:
             out.append(v)
-        elif n.type == "subscript_expression" and len(n.named_children) >= 2:
-            out.append(n.named_children[1])
+        elif (index := cuda_ast.subscript_index(n)) is not None:
+            out.append(index)
         elif n.type == "binary_expression" and text(n.child_by_field_name("operator")) in ("<", "<=", ">", ">="):
             out += [n.child_by_field_name("left"), n.child_by_field_name("right")]
     return out

@@ -127,10 +127,8 @@ def _stride(terms: list[tuple[int, Node]], ints: set[str]) -> tuple[str, set[str
 def _subscripts(body: Node) -> list[tuple[str, Node]]:
     out = []
     for n in cuda_ast.walk(body):
-        if n.type == "subscript_expression" and len(n.named_children) >= 2:
-            idx = [c for c in n.named_children[1].named_children if c.type != "comment"]
-            if len(idx) == 1 or n.named_children[1].type != "subscript_argument_list":
-                out.append((text(n.named_children[0]), idx[0] if idx else n.named_children[1]))
+        if (index := cuda_ast.subscript_index(n)) is not None:
+            out.append((text(n.child_by_field_name("argument")), index))
     return out
 
 

@@ -445,7 +445,7 @@ def fraction_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     for n in cuda_ast.walk(fn.body):
         if n.type != "subscript_expression":
             continue
-        for m in _through(n.child_by_field_name("indices") or n.child_by_field_name("index"), locals_):
+        for m in _through(cuda_ast.subscript_index(n), locals_):
             callee = text(m.child_by_field_name("function")) if m.type == "call_expression" else ""
             if m.type == "cast_expression" and _TO_INT.search(text(m.child_by_field_name("type"))):
                 value = m.child_by_field_name("value")

@@ -158,8 +158,8 @@ def pointer_row_strides(fn: cuda_ast.Function, ints: set[str]) -> dict[str, str]
     for n in cuda_ast.walk(fn.body):
         if n.type != "subscript_expression" or text(n.child_by_field_name("argument")) not in rows:
             continue
-        index = n.child_by_field_name("indices") or n.child_by_field_name("index")
-        span = bounds.get(text(index).strip("[] ")) if index is not None else None
+        index = _factors(cuda_ast.subscript_index(n))
+        span = bounds.get(text(index[0])) if len(index) == 1 else None
         if span in ints:
             out.update({s: span for s in rows[text(n.child_by_field_name("argument"))] if s != span})
     return out

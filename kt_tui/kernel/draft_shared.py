@@ -130,8 +130,7 @@ def shared_thread_caps(fn: cuda_ast.Function, unit: cuda_ast.Unit) -> dict[int, 
         indices: list[cuda_ast.Node] = []
         base = n
         while base is not None and base.type == "subscript_expression":
-            args = base.child_by_field_name("indices") or base.named_children[-1]
-            indices.insert(0, args.named_children[0] if args.named_children else args)
+            indices.insert(0, cuda_ast.subscript_index(base))
             base = base.child_by_field_name("argument") or base.named_children[0]
         offset: Affine | None = None
         shape: list[int | None] | None

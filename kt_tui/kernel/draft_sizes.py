@@ -63,7 +63,7 @@ class Sizing:
     no_threads: set[int] = field(
         default_factory=set
     )  # axes with no block size: blockIdx alone, or unused  # axis -> the block size a #define fixes
-    fallback: str = "n"  # the length of an array the analysis did not see: the problem's
+    fallback: str = "n"  # the length of a pointer parameter with no name (the analysis sees none): the problem's
     derived: dict[str, str] = field(default_factory=dict)  # scalar argument -> its value over [sizes]
     multiples: dict[str, int] = field(default_factory=dict)  # size -> what it is a multiple of at every size
     guesses: list[tuple[str, str]] = field(default_factory=list)

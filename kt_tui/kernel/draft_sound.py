@@ -3,11 +3,12 @@ inside its array at the draft's sizes and at every check size.
 
 An access's top is evaluated with the drafted scalars, the drafted range of each int array whose values
 it reads (`x[idx[i] + 1]`: idx's highest and lowest value both tried) and the largest block tuned; a
-thread coordinate that a border test keeps below its axis's bound less one counts up to that bound less
-one (an image read only inside a border the kernel skips is an image of the whole domain). An array an
-access reaches past is grown to what it reaches, said as a guess; an access below 0 through one array's
-values (`a[piv[i] - 1]` with a pivot of 0) raises that array's lowest value to what keeps it at 0 or
-above. An access through values of unknown range (floats, a file) or the grid's size is left alone, and
+thread coordinate that a border test among the kernel's guards keeps below its axis's bound less one
+counts up to that bound less one (an image read only inside a border the kernel skips is an image of the
+whole domain). An array an access reaches past is grown to what it reaches, said as a guess: the index
+and the length it passes, or the border tests where only the whole domain passes it; an access below 0
+through one array's values (`a[piv[i] - 1]` with a pivot of 0) raises that array's lowest value to what
+keeps it at 0 or above. An access through values of unknown range (floats, a file) or the grid's size is left alone, and
 so is a growth past MAX_ELEMENTS (an over-approximated index)."""
 
 from __future__ import annotations
@@ -93,20 +94,35 @@ def _end(a: Arg, top: int) -> int | str:
     return f"ceil({end}) - 1" if top else str(end)
 
 
-def _whole_domain(h: Poly, an: extents.Analysis) -> Poly:
+def _whole_domain(h: Poly, an: extents.Analysis) -> tuple[Poly, list[str]]:
     """`h` with each thread coordinate that a border test keeps t > 1 below its axis's bound N (`x > 0
-    && x < width - 1` around `dx[y * step + x]`: (N - t) * P in h, P one term) moved to N - 1: an image
-    the kernel reads only inside a border is still an image of the whole domain."""
-    out = h
+    && x < width - 1` around `dx[y * step + x]`: the test found among the kernel's guards, and (N - t) * P
+    in h, P one term) moved to N - 1: an image the kernel reads only inside a border is still an image
+    of the whole domain; and the tops `N - t` moved. A reach short of N for another reason (`t + k - c`, two
+    counters' tops) is no border."""
+    out, moved = h, []
     for n in sorted({next(iter(b.names())) for b in an.axes.values() if len(b.names()) == 1 and len(b.terms) == 1}):
-        if b_poly := Poly.var(n) if all(m.count(n) == 1 for m in h.terms if n in m) else None:
+        if (border := _border(n, an)) and (
+            b_poly := Poly.var(n) if all(m.count(n) == 1 for m in h.terms if n in m) else None
+        ):
             coef = h.coefficient(n)
             if len(coef.terms) == 1 and not any(v.startswith("$") for v in coef.names()):
                 (m, c), rest = next(iter(coef.terms.items())), h - coef * b_poly
-                t = -rest.terms.get(m, Fraction(0)) / c
+                t = min(-rest.terms.get(m, Fraction(0)) / c, Fraction(border))
                 if t.denominator == 1 and t > 1:
                     out = out.substitute(n, b_poly + Poly.const(t - 1))
-    return out
+                    moved.append(f"{n} - {t}")
+    return out, moved
+
+
+def _border(n: str, an: extents.Analysis) -> int:
+    """t where a test keeps a coordinate at most N - t, t > 1 (`x < width - 1`), N the bound `n`; else 0."""
+    found = 0
+    for reached, top in an.guarded:
+        below = top - Poly.var(n)
+        if top.names() == {n} and below.is_const() and below.value() <= -2 and (reached - top).is_const():
+            found = max(found, int(-below.value()))
+    return found
 
 
 def _le(a: float | None, b: float | None) -> bool:
@@ -155,15 +171,19 @@ def _grow(
 ) -> None:
     """`arr` grown to the largest reach of its accesses past its length at some size (see the module's doc)."""
     short: dict[str, list[float | None]] = {}
-    bordered: set[str] = set()  # reaches of an image read inside a border, as the whole domain
+    tops: dict[str, str] = {}  # a reach -> the top of the index it is drawn from, before the whole domain
+    bordered: dict[str, list[str]] = {}  # a reach past the length only as the whole domain -> the border tests
     have = [_at(str(arr.size), e) for e in envs]
     for h in (h for h in use.accesses if h is not None):
-        whole = _whole_domain(h, an)
-        for text in _texts(whole + Poly.const(1), spec, arrays, envs[0], known):
+        whole, moved = _whole_domain(h, an)
+        plain = _texts(h, spec, arrays, envs[0], known)
+        for text, top in zip(_texts(whole + Poly.const(1), spec, arrays, envs[0], known), plain, strict=True):
             reach = [_at(text, e) for e in envs]
             if any(r is not None and n is not None and n < r for r, n in zip(reach, have, strict=True)):
                 short[text] = reach
-                bordered |= {text} if whole != h else set()
+                tops.setdefault(text, top)
+                if moved and all(_le(_at(f"{top} + 1", e), n) for e, n in zip(envs, have, strict=True)):
+                    bordered[text] = moved
     keys = list(short)
     kept = [  # the corners no other reaches past at every size (of equal ones, the first)
         t
@@ -178,17 +198,36 @@ def _grow(
     grown = [_at(f"max({arr.size}, {', '.join(kept)})", e) for e in envs] if kept else []
     if not grown or not all(g is not None and g <= MAX_ELEMENTS for g in grown):
         return
+    old = str(arr.size)
     alone = len(kept) == 1 and all(_le(n, r) for n, r in zip(have, short[kept[0]], strict=True))
     alone = alone and set(NAME.findall(str(arr.size))) <= set(NAME.findall(kept[0]))
     arr.size = kept[0] if alone else f"max({arr.size}, {', '.join(kept)})"
-    why = (
-        "an image the kernel reads only inside a border it skips: sized for the whole domain"
-        if set(kept) <= bordered
-        else "an index the length missed: the draft would read or write past the array"
-    )
-    guesses.append(
-        (f"args.{arr.name}", f"grown to what the kernel's indices reach at the drafted sizes and values ({why})")
-    )
+    said = "grown to what the kernel's indices reach at the drafted sizes and values: "
+    past = [t for t in kept if t not in bordered]
+    if not past:
+        tests = " and ".join(sorted({b for t in kept for b in bordered[t]}))
+        why = (
+            f"{arr.name} is read only inside a border the kernel skips (a test keeps the coordinates at most "
+            f"{tests}; the index reaches {' and '.join(f'`{tops[t]}`' for t in kept)}): sized for the whole domain"
+        )
+    else:
+        at = next(i for i, n in enumerate(have) if any(n is not None and _le(n + 1, short[t][i]) for t in past))
+        env = envs[at]
+        where = "the drafted sizes" if at == 0 else "a check size (" + _sizes(spec, env) + ")"
+        index = " and ".join(f"`{tops[t]}` (= {_number(_at(tops[t], env))})" for t in past)
+        why = (
+            f"an index of {arr.name} reaches {index}, past its drafted length {old} (= {_number(have[at])}) at "
+            f"{where}: the draft would read or write past the array"
+        )
+    guesses.append((f"args.{arr.name}", said + why))
+
+
+def _sizes(spec: Spec, env: dict[str, int]) -> str:
+    return ", ".join(f"{k} = {env[k]}" for k in spec.sizes if k in env)
+
+
+def _number(v: float | None) -> str:
+    return "?" if v is None else f"{v:g}" if not float(v).is_integer() else str(int(v))
 
 
 def _raise_low(

@@ -12,6 +12,7 @@ dividend of (`T[i] / steps` under a root: positive where T is). Each kind of sit
   shift count      `w >> v`, `1u << v`                               0 to 31
   log-probability  `s += expf(v)`: an exponential summed             -8 to 0
   weight           `1 - v` beside `v * x` or `log(v)`                0 to 1 (an int: 0 or 1)
+  one less         `x / (1 - v)`, `sqrtf(1 - v)`: 1 - v above 0      above 0, below 1
   probability      `curand_uniform(&st) < v`                         0 to 1
   arc cosine       `acosf(v)`, `asinf(v)`                            -1 to 1
   half bits        `__ushort_as_half(v)`                             0 to 0x7C00 (finite, positive)
@@ -74,6 +75,10 @@ class Use:
     kind: str
     bits: int = 0  # a bit field's width
     top: int = 0  # the field's exclusive top where it is not 2^bits (a 16-bit float's finite positive bits)
+    # a root (1 - v kept above 0) found where `1 - v` (`rest`, its text) divides ("divisor") or reaches a
+    # root, a log or a power's base ("root"): v kept below 1, said so (not as v itself rooted)
+    via: str = ""
+    rest: str = ""
 
 
 def _loaded(n: Node, aliases: dict[str, str]) -> str | None:
@@ -360,8 +365,9 @@ def _sites(v: Node, body: _Body, devices: dict[str, cuda_ast.Function], signed: 
             here.append((said, None, None, signed))
         elif op == "-" and right == v and ONE.match(text(left)):  # `1 - v`, and under a root or dividing: below 1
             here.append((Use("complement"), None, None, signed))
-            if any(u is not None and u.kind in POSITIVE for u, *_ in _sites(_up(p), body, devices, True, up + 1)):
-                here.append((Use("root"), None, None, signed))
+            above = [u.kind for u, *_ in _sites(_up(p), body, devices, True, up + 1) if u is not None]
+            if via := next((k for k in above if k in POSITIVE), ""):
+                here.append((Use("root", via=via, rest=_short(text(p))), None, None, signed))
         elif op in ("==", "!=") and getattr(strip_parens(other), "type", "number_literal") != "number_literal":
             here.append((Use("equal"), None, None, signed))  # a key matched: drawn as what it is matched with
         elif op == "*" and _big(other):  # a hash's multiplier (an xor alone is draft_values.words's)
@@ -456,8 +462,16 @@ def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> 
     if init != "positive":  # positive: the init's own range, above 0 (from 1 for an int) to 1 (to 100)
         arg.low, arg.high = (int(low), int(high)) if is_int(arg.type) else (low, high)
     kinds = {u.kind for u in found}
-    said = [WHY[k] for k in sorted(kinds) if k in WHY]
-    if "complement" in kinds and kinds & {"factor", "root"}:
+    said = [WHY[u.kind] for u in sorted(found, key=lambda u: u.kind) if u.kind in WHY and not u.via]
+    said += [
+        f"a value is divided by `{u.rest}` (1 - v), which must not be 0: v kept below 1"
+        if u.via == "divisor"
+        else f"`{u.rest}` (1 - v) reaches a square root, a log or a power's base, which a negative value makes "
+        "NaN: v kept below 1"
+        for u in sorted(found, key=lambda u: (u.via, u.rest))
+        if u.via
+    ]
+    if "complement" in kinds and ("factor" in kinds or any(u.kind == "root" and not u.via for u in found)):
         said.append("the kernel takes 1 - v beside v itself (a blend weight, a probability, a soft target)")
     if "mix" in kinds and (low, high) == whole_range(arg.type):
         said.append("they are mixed as a hash's or a generator's bits (xor, a large multiplier), so any is safe")
@@ -473,6 +487,12 @@ def narrow(arg: Arg, found: set[Use] | None, guesses: list[tuple[str, str]]) -> 
     ]
     where = "above 0" if init == "positive" else f"in [{_said(arg.low)}, {_said(arg.high)})"
     guesses.append((f"args.{arg.name}", f"values {where}: {'; '.join(dict.fromkeys(said))}"))
+
+
+def _short(expr: str, most: int = 60) -> str:
+    """`expr` on one line, cut to `most` characters."""
+    one = " ".join(expr.split())
+    return one if len(one) <= most else one[: most - 3] + "..."
 
 
 def _said(v: object) -> str:

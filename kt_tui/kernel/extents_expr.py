@@ -436,10 +436,11 @@ class Expressions(ScalarRoles):
     def subscript(self, n: Node, env: Env, write: bool = False, plain: bool = False, read: bool = True) -> Val:
         ptr = self.expr(n.child_by_field_name("argument"), env)
         idx_node = n.child_by_field_name("indices") or n.child_by_field_name("index")
-        index = self.expr(idx_node, env) if idx_node is not None else UNKNOWN
-        if idx_node is not None and idx_node.type == "subscript_argument_list":
-            parts = [self.expr(c, env) for c in idx_node.named_children]
+        if idx_node is not None and idx_node.type == "subscript_argument_list":  # each part once (`a[k++]`)
+            parts = [self.expr(c, env) for c in idx_node.named_children if c.type != "comment"]
             index = parts[-1] if parts else UNKNOWN
+        else:
+            index = self.expr(idx_node, env) if idx_node is not None else UNKNOWN
         local = text(n.child_by_field_name("argument"))
         if ptr.base is None and local in self.staged and local not in self.out.shared:
             if write and not plain:  # corner[1]++

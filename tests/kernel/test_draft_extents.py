@@ -416,3 +416,22 @@ __global__ void frame_max(const float *x, const int *lengths, int batch, int fra
 def test_a_guard_on_a_loaded_length_inside_a_loop_over_a_size_keeps_the_sizes_bound():
     spec = _draft(LENGTHS)
     _covers(spec, {"x": lambda s: s["batch"] * s["frames"] * s["cols"], "out": lambda s: s["batch"] * s["frames"]})
+
+
+STEPPED = """
+__global__ void take_evens(const float *x, int n, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int k = 2 * i;
+    y[i] = x[k++];
+}
+"""
+
+
+def test_an_index_stepped_inside_its_subscript_is_read_once():
+    # the analysis took a subscript's argument list as an expression and then each part again: `k++`
+    # ran twice, the index was unknown and x sized as the problem (n, where the kernel reads x[2 * n - 2])
+    d = draft(find_kernels(STEPPED)[0], STEPPED)
+    assert next(a.size for a in d.spec.args if a.name == "x") == "2*n - 1"
+    assert not [why for key, why in d.guesses if key == "args.x"]

@@ -219,3 +219,46 @@ def test_an_anchor_is_inside_a_window_a_define_sizes():
     d = _draft(FIR)
     for at in _points(d.spec):
         assert 0 <= at["center"] < 3  # before: 5
+
+
+# the relations written only inside a subscript (the grammar wraps an index in a subscript_argument_list,
+# which the walk once took for the index: no sum, no relation)
+FIR_INLINE = """
+#define TAPS 3
+__global__ void fir_inline(const float *x, int n, const float *h, int center, float *y)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n)
+        return;
+    float acc = 0.0f;
+    for (int k = 0; k < TAPS; ++k)
+        if (t + k >= center && t + k < n + center)
+            acc += h[k] * x[t + k - center];
+    y[t] = acc;
+}
+"""
+
+
+def test_an_anchor_written_only_inside_a_subscript_is_inside_its_window():
+    d = _draft(FIR_INLINE)
+    for at in _points(d.spec):
+        assert 0 <= at["center"] < 3  # before: 256
+    assert any("shifts the counter of a loop over TAPS (`t + k - center`)" in why for _, why in d.guesses)
+
+
+TAIL_INLINE = """
+__global__ void tail_copy(const float *s, int rows, int qn, int kn, float *o)
+{
+    const int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows)
+        return;
+    o[row] = s[row + kn - qn];
+}
+"""
+
+
+def test_a_difference_written_only_inside_a_subscript_keeps_the_one_taken_away_below():
+    d = _draft(TAIL_INLINE)
+    for at in _points(d.spec):
+        assert at["qn"] < at["kn"]  # before: qn = 5 above kn = 3
+    assert any("takes qn away from kn in an index or bound" in why for _, why in d.guesses)

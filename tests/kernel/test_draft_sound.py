@@ -3,7 +3,8 @@ draft's sizes and each check size (kernel/draft_sound.py, kernel/draft_index.py)
 array and added inside a pitched row sizes whole rows and ranges over the row's padding; a 1-based index
 (`v - 1`) is drawn from 1; an array read only at `v` and `v + 1` (offsets) holds one more than v's
 bound; an index the sizing missed grows the array; an image read only inside a border holds the whole
-domain. Each kernel is written here; each test fails on the drafter before them."""
+domain, and each growth says which of the two it was (a reach short of the axis's bound for another reason
+is no border). Each kernel is written here; each test fails on the drafter before them."""
 
 from __future__ import annotations
 
@@ -122,3 +123,29 @@ def test_images_read_only_inside_a_border_hold_the_whole_domain():
     # before: a row and a pixel short of the last row's end, which a caller's image has
     assert all(v >= 0 for v in _at(d, "len_gx - ((height - 1) * gstep + width)"))
     assert all(v >= 0 for v in _at(d, "len_img - ((height - 1) * istep + width)"))
+
+    why = next(why for key, why in d.guesses if key == "args.gx" and why.startswith("grown"))
+    assert "gx is read only inside a border the kernel skips" in why
+    assert "at most height - 2 and width - 2" in why  # the border tests found: `x < width - 1`, `y < height - 1`
+
+
+STRIDED_TAPS = """
+__global__ void strided_taps(const float *x, const int *first, int n, int width, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float acc = 0.0f;
+    for (int k = 0; k < width; ++k) acc += x[first[i] + i + 2 * k + 1];
+    y[i] = acc;
+}"""
+
+
+def test_an_index_past_the_end_is_said_as_that_and_not_as_a_border():
+    # the top `i + 2 * k + 1` is 2 short of `n + 2 * width` (two counters' tops), no border test: before,
+    # said as a border the kernel skips, and grown 1 past what it reaches
+    d = _draft(STRIDED_TAPS)
+    why = next(why for key, why in d.guesses if key == "args.x" and why.startswith("grown"))
+    assert "border" not in why
+    assert "an index of x reaches `n + 2*width - 2`" in why
+    assert "past its drafted length n_x (= " in why and "at the drafted sizes" in why
+    assert _at(d, "len_x - (hi_first + (n - 1) + 2 * (width - 1) + 2)") == [0] * len(_points(d.spec))

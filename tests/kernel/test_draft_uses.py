@@ -162,6 +162,47 @@ __global__ void k(const float *alpha, const float *a, const float *b, int n, flo
     assert 0 <= low < high <= 1
 
 
+def test_a_value_divided_as_one_less_it_is_kept_below_1_and_said_so():
+    (low, high), said = _drawn("const float *x, const float *keep", "    y[i] = x[i] / (1.0f - keep[i]);", "keep")
+    assert 0 <= low < high <= 1  # 1 - v not 0
+    # before: "they reach a square root, a log or a power's base; the kernel takes 1 - v beside v itself (a
+    # blend weight, ...)": keep reaches no root, and is not used beside 1 - keep
+    assert said == [
+        "values in [0.001, 1): a value is divided by `1.0f - keep[i]` (1 - v), which must not be 0: v kept below 1"
+    ]
+
+
+def test_one_less_a_value_under_a_root_is_said_as_that_and_a_blend_weight_still_as_a_weight():
+    (_, high), said = _drawn("const float *x, const float *p", "    y[i] = x[i] * sqrtf(1.0f - p[i]);", "p")
+    assert high <= 1
+    assert len(said) == 1 and "`1.0f - p[i]` (1 - v) reaches a square root" in said[0] and "v kept below 1" in said[0]
+    assert "they reach a square root" not in said[0] and "beside v itself" not in said[0]
+    body = "    const float w = t[i];\n    y[i] = x[i] / (1.0f - w) + w * x[i];"
+    said = _drawn("const float *x, const float *t", body, "t")[1]
+    assert len(said) == 1 and "divided by `1.0f - w` (1 - v), which must not be 0" in said[0]
+    assert "the kernel takes 1 - v beside v itself" in said[0]  # w also a factor: a weight too
+
+
+def _scalar(body: str, name: str = "p") -> tuple[object, list[str]]:
+    d = _draft(HEAD.format(params="const float *x, float p", body=body, out="float"))
+    return next(a.value for a in d.spec.args if a.name == name), [w for k, w in d.guesses if k == f"args.{name}"]
+
+
+def test_a_float_scalar_whose_one_less_divides_is_said_kept_below_1():
+    for body, said in (
+        ("    y[i] = x[i] / (1.0f - p);", "`1.0f - p` divides, so 1 - p must not be 0: p kept below 1"),
+        (
+            "    const float keep = 1.0f - p;\n    y[i] = x[i] / keep;",
+            "`keep = 1.0f - p` divides, so 1 - p must not be 0",
+        ),
+        ("    y[i] = x[i] * sqrtf(1.0f - p);", "`1.0f - p` reaches a square root, a log or a power's base"),
+    ):
+        value, why = _scalar(body)
+        assert 0 < value < 1  # 1 - p above 0
+        assert len(why) == 1 and said in why[0] and "p kept below 1" in why[0]
+        assert "a factor of unknown role" not in why[0]  # before: said as a made-up factor
+
+
 def test_a_value_scaled_into_a_root_through_a_local_is_drawn_above_0():
     body = "    const float dt = T[i] / (float)steps;\n    y[i] = vol * sqrtf(dt);"
     low, _ = _drawn("const float *T, int steps, float vol", body, "T")[0]
