@@ -32,7 +32,7 @@ _FIELDS = {
 def load_themes() -> tuple[list, list[str]]:
     """All themes that load (textual Theme objects), and a message for each file that does not."""
     themes, problems = [], []
-    for name, text in theme_files(config_dir() / "themes"):
+    for name, text in theme_files(config_dir() / "themes", problems):
         try:
             data = tomllib.loads(text)
             theme_name = data.pop("name", Path(name).stem)
