@@ -31,7 +31,8 @@ _FIELDS = {
 
 def load_themes() -> tuple[list, list[str]]:
     """All themes that load (textual Theme objects), and a message for each file that does not."""
-    themes, problems = [], []
+    themes: list = []
+    problems: list[str] = []
     for name, text in theme_files(config_dir() / "themes", problems):
         try:
             data = tomllib.loads(text)
