@@ -73,9 +73,11 @@ def _url(v: str | None) -> str | None:
 
 
 def _theme(v: str) -> str:
-    names = theme_names(config_dir() / "themes")
+    unread: list[str] = []
+    names = theme_names(config_dir() / "themes", unread)
     if v != "kt-dark" and v not in names:
-        raise ValueError(f"{v}: no such theme (have: {', '.join(sorted(names))})")
+        left_out = f"; left out: {'; '.join(unread)}" if unread else ""
+        raise ValueError(f"{v}: no such theme (have: {', '.join(sorted(names))}){left_out}")
     return v
 
 

@@ -4,14 +4,17 @@ config.py (pydantic, a fifth of a second to import) so that `kt-tui sessions` st
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 
 from platformdirs import user_config_dir, user_data_dir
 
+from .errors import UserError
 from .files import CONFIG_MAX, read_text_file
 
 APP = "kt-tui"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # as config.py refuses them in every setting
 
 
 def config_dir() -> Path:
@@ -27,9 +30,9 @@ def session_db(flag: str | None = None) -> str:
     config.toml, else sessions.db in the data dir. Of config.toml only `db` is read: listing
     sessions uses no other setting, and the commands that do check the whole file."""
     if flag:
-        return flag
+        return _plain(flag, "--db")
     if os.environ.get("KT_TUI_DB"):
-        return os.environ["KT_TUI_DB"]
+        return _plain(os.environ["KT_TUI_DB"], "KT_TUI_DB")
     path = config_dir() / "config.toml"
     db = None
     if path.is_file():
@@ -43,4 +46,15 @@ def session_db(flag: str | None = None) -> str:
         from .tomlfile import TomlError  # here: it loads pydantic, which a good file never needs
 
         raise TomlError("db", f"must be a string, not {db!r}", path)
+    if db and (m := _CONTROL.search(db)):
+        from .tomlfile import TomlError  # here: it loads pydantic, which a good file never needs
+
+        raise TomlError("db", f"must not hold control characters (found {m.group()!r})", path)
     return db or str(data_dir() / "sessions.db")
+
+
+def _plain(db: str, where: str) -> str:
+    """The path as given; refused, as every other command refuses it, when it holds a control character."""
+    if m := _CONTROL.search(db):
+        raise UserError(f"{where}: must not hold control characters (found {m.group()!r})")
+    return db

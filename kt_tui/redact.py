@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from functools import lru_cache
 from urllib.parse import urlsplit, urlunsplit
 
 MASK = "***"
@@ -61,6 +62,13 @@ def _secrets() -> set[str]:
     return _registered | {env} if env and len(env) >= 6 else _registered
 
 
+@lru_cache(maxsize=16)
+def _escaped(secret: str) -> re.Pattern[str]:
+    """The secret as JSON text may spell it, any of its characters as a \\u escape (hex in either case):
+    a reply that writes the key so is masked before it is stored or parsed into a kernel."""
+    return re.compile("".join(f"(?:{re.escape(c)}|\\\\u(?i:{ord(c):04x}))" for c in secret))
+
+
 def mask_url(url: str) -> str:
     """The URL with its user, password and secret query values as ***; other text as it is."""
     try:
@@ -84,6 +92,8 @@ def scrub(text: str) -> str:
     for secret in _secrets():
         if secret in text:
             text = text.replace(secret, MASK)
+        if "\\u" in text:
+            text = _escaped(secret).sub(MASK, text)
     if not _TRIGGER.search(text):
         return text
     text = _URL.sub(lambda m: mask_url(m.group(0)), text)

@@ -7,6 +7,8 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
+from .files import CONFIG_MAX, FileRefused, read_text_file
+
 
 def _shipped_themes():
     """themes/ at the repository root is installed as the package kt_tui.themes; in a source
@@ -17,18 +19,25 @@ def _shipped_themes():
     return resources.files("kt_tui.themes").iterdir()
 
 
-def theme_files(user_dir: Path) -> list[tuple[str, str]]:
-    """(name, text) of each shipped theme file, then of each in `user_dir`."""
+def theme_files(user_dir: Path, problems: list[str] | None = None) -> list[tuple[str, str]]:
+    """(name, text) of each shipped theme file, then of each in `user_dir` that is a regular UTF-8 file
+    under the config files' cap (a FIFO there is never opened); why each other one is left out is
+    added to `problems`."""
     files = [(f.name, f.read_text(encoding="utf-8")) for f in _shipped_themes() if f.name.endswith(".toml")]
     if user_dir.is_dir():
-        files += [(str(p), p.read_text(encoding="utf-8")) for p in sorted(user_dir.glob("*.toml"))]
+        for p in sorted(user_dir.glob("*.toml")):
+            try:
+                files.append((str(p), read_text_file(p, "theme", CONFIG_MAX)))
+            except FileRefused as e:
+                if problems is not None:
+                    problems.append(str(e))
     return files
 
 
-def theme_names(user_dir: Path) -> set[str]:
-    """The names of the theme files that parse."""
+def theme_names(user_dir: Path, problems: list[str] | None = None) -> set[str]:
+    """The names of the theme files that parse (why a file is not read is added to `problems`)."""
     names = set()
-    for name, text in theme_files(user_dir):
+    for name, text in theme_files(user_dir, problems):
         try:
             names.add(str(tomllib.loads(text).get("name", Path(name).stem)))
         except (tomllib.TOMLDecodeError, RecursionError):

@@ -244,7 +244,14 @@ def _sim(kernel: str, version: str | list[str], sources: list[str], note: str) -
     if cache is None:
         where = ", ".join(sources) or "no place given (use --sim-cache)"
         raise BackendError(f"no recorded cache for kernel {kernel} version {_first(version)} in {where}")
-    head = read_header(cache)
+    try:
+        head = read_header(cache)
+    except (OSError, ValueError) as e:
+        raise BackendError(f"the recorded cache cannot be read: {e}") from None
+    if not isinstance(head.get("device_name"), str) or not head["device_name"].strip():
+        raise BackendError(
+            f"the recorded cache {cache} names no GPU (device_name): a replay shows only what a named GPU measured"
+        )
     choice.gpu = gpu_label(head)
     choice.facts = clean_facts(head.get("kt_tui", {}).get("device"))  # none in a recording made before they were
     choice.replays_version = head.get("kt_tui", {}).get("kernel_version") in (

@@ -128,7 +128,7 @@ def resume_backend(
     s = SessionStore(store, sid).session()
     if s.get("sim_cache") and not settings.sim_cache:
         settings.sim_cache = s["sim_cache"]
-    first = store.versions(sid)[0]
+    first = store.original(sid)
     try:  # recorded caches may carry the id the version had before restrictions counted
         original = [first["id"], *version_ids(first["source"], spec_from_plain(first["spec_json"]))]
     except (KeyError, TypeError, ValueError):

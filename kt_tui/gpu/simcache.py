@@ -17,7 +17,12 @@ def read_cache(path: str | Path) -> dict:
     text = Path(path).read_text().strip()
     if text and text[-3:] not in ("}\n}", "}}}"):
         text = (text[:-1] if text[-1] == "," else text) + "}\n}"
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(
+            f'{path}: not a kernel_tuner cachefile as kernel_tuner reads it (JSON whose last entry is "cache"): {e}'
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("cache"), dict):
         raise ValueError(f"{path}: not a kernel_tuner cachefile")
     return data

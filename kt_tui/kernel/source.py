@@ -39,6 +39,9 @@ __all__ = [  # kernels.py's names are read here by importer/, front/, gpu/ and u
 ]
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
 def read_source(path: str | Path) -> str:
     """Read a .cu file as UTF-8 text, with a clear error for anything else."""
     p = Path(path)
@@ -53,9 +56,10 @@ def read_source(path: str | Path) -> str:
             f"{p}: not UTF-8 text (byte {e.start}: {data[e.start : e.start + 1]!r}); save it as UTF-8"
         ) from None
     try:
-        return kernel_text(text, str(p))
+        text = kernel_text(text, str(p))
     except KernelTextError as e:
         raise SourceError(str(e)) from None
+    return _LONE_CR.sub("\n", text)  # a lone CR (classic Mac line ends) ends a line for nvcc: one newline here
 
 
 def find_kernels(src: str | ParsedKernel, *, unread: bool = False) -> list[Kernel]:

@@ -240,6 +240,7 @@ class Database:
         if self.path != ":memory:" and not self.read_only:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        self._sound: set[str] = set()  # sessions whose rows store/sound.py found as kt-tui writes them
         self._migrate()
 
     def check_writable(self) -> None:

@@ -17,6 +17,7 @@ from .lock import SessionLocked, acquire, held_here, holder, lock_path, release
 from .refs import ReferenceFiles
 from .results import ResultStore
 from .rows import gate_from_row
+from .sound import check_session, no_version
 
 LISTED = 1000  # characters of each value sessions() reads
 
@@ -31,6 +32,7 @@ class Store(ResultStore, ReferenceFiles):
         sid = fields.pop("id", None) or uuid.uuid4().hex[:8]
         row = {"id": sid, "created": now(), "updated": now(), "state": "new", **fields}
         self._insert("sessions", row)
+        self._sound.add(sid)
         database.SESSIONS_HERE.append(sid)
         return sid
 
@@ -38,22 +40,25 @@ class Store(ResultStore, ReferenceFiles):
         self._update("sessions", sid, {**fields, "updated": now()})
 
     def session(self, sid: str) -> dict[str, Any] | None:
+        """The session's row; DamagedSession (store/sound.py) the first time a session this process did
+        not make is read, when any of its rows is not as kt-tui writes it."""
         rows = self._rows_where("sessions", "id = ?", [sid])
         if not rows:
             rows = self._rows_where("sessions", "substr(id, 1, ?) = ?", [len(sid), sid])
             if len(rows) != 1:
                 return None
-        return rows[0]
+        row = rows[0]
+        if row["id"] not in self._sound:
+            check_session(self.conn, _TABLES, row["id"], self.path)
+            self._sound.add(row["id"])
+        return row
 
     def sessions(self) -> list[dict[str, Any]]:
         """Every session's row for a listing: each value cut to LISTED characters and the settings
         left out, so a hand-made 400 MB value stays in the file (session(sid) reads a whole row)."""
         names = [r[1] for r in self.conn.execute("PRAGMA table_info(sessions)") if r[1] != "settings"]
-        quoted = ['"' + n.replace('"', '""') + '"' for n in names]  # the table's own column names
-        cut = ", ".join(
-            f"CASE typeof({q}) WHEN 'text' THEN substr({q}, 1, {LISTED}) WHEN 'blob' THEN NULL ELSE {q} END"
-            for q in quoted
-        )
+        typed = _TABLES["sessions"][0]
+        cut = ", ".join(_listed(n, typed.get(n)) for n in names)
         cursor = self.conn.execute(f"SELECT {cut} FROM sessions ORDER BY created DESC, rowid DESC")
         return [dict(zip(names, row)) for row in cursor]
 
@@ -130,6 +135,13 @@ class Store(ResultStore, ReferenceFiles):
 
     def versions(self, sid: str) -> list[dict[str, Any]]:
         return self._checked(sid, self._rows_where("versions", "session = ?", [sid], order_by="rowid"))
+
+    def original(self, sid: str) -> dict[str, Any]:
+        """The session's first kernel version (its original); DamagedSession when none is stored."""
+        rows = self.versions(sid)
+        if not rows:
+            raise no_version(self.path, sid)
+        return rows[0]
 
     def _checked(self, sid: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Version rows whose specs read files only beside the session's kernel (kernel/spec_checks.py)."""
@@ -259,3 +271,14 @@ def _reads_files(plain: dict[str, Any]) -> bool:
     return (
         named or bool(plain.get("reference") or plain.get("cmem_args")) or verify not in (None, "elementwise", "none")
     )
+
+
+def _listed(name: str, kind: type | None) -> str:
+    """A sessions column as the listing reads it: text cut to LISTED characters, a blob or a value
+    of another type than the column's (a hand-edited file: resume and export refuse it) as NULL."""
+    q = '"' + name.replace('"', '""') + '"'  # the table's own column name
+    if kind is float:
+        return f"CASE WHEN typeof({q}) IN ('real', 'integer') THEN {q} END"
+    if kind is int:
+        return f"CASE WHEN typeof({q}) = 'integer' THEN {q} END"
+    return f"CASE typeof({q}) WHEN 'text' THEN substr({q}, 1, {LISTED}) WHEN 'blob' THEN NULL ELSE {q} END"

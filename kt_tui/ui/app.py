@@ -267,7 +267,7 @@ class KtApp(App):
         """spec: the stored one, checked; without it the screen checks it after its first frame (a
         tampered DB is refused there, naming the field)."""
         s = SessionStore(self.store, sid).session()
-        original = self.store.versions(sid)[0]
+        original = self.store.original(sid)
         prepare = self.services.open_stored(self.settings, self.store, sid)
         self.push_screen(
             SessionScreen(
@@ -290,7 +290,8 @@ class KtApp(App):
         if not writable(self, self.store):  # a read-only database is listed; a session in it cannot run
             return
         try:
-            spec = spec_from_plain(self.store.versions(sid)[0]["spec_json"])
+            self.store.session(sid)  # a damaged session (store/sound.py) is said here, the browser stays
+            spec = spec_from_plain(self.store.original(sid)["spec_json"])
         except UserError as e:  # a stored spec that does not pass its checks: said, the browser stays
             self.notify(str(e), severity="error", timeout=10)
             return

@@ -138,7 +138,11 @@ class SessionsScreen(Screen):
         sid = self.selected()
         if not sid or not writable(self, self.store):
             return
-        s = SessionStore(self.store, sid).session()
+        try:
+            s = SessionStore(self.store, sid).session()
+            what = f"{Path(s['kernel_path']).name}, {s['state']}, {s['created']}"
+        except UserError:  # a damaged session (store/sound.py) is one that may well be deleted
+            what = "its stored rows are damaged"
         holder = self.store.lock_holder(sid)
         if holder:  # a process runs it: refused here, and by delete_session itself
             self.notify(
@@ -158,10 +162,7 @@ class SessionsScreen(Screen):
                 self.refill()
 
         self.app.push_screen(
-            AskScreen(
-                f"Delete session {sid} ({Path(s['kernel_path']).name}, {s['state']}, "
-                f"{s['created']}) and all its results? This cannot be undone."
-            ),
+            AskScreen(f"Delete session {sid} ({what}) and all its results? This cannot be undone."),
             done,
         )
 

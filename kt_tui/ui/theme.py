@@ -31,8 +31,9 @@ _FIELDS = {
 
 def load_themes() -> tuple[list, list[str]]:
     """All themes that load (textual Theme objects), and a message for each file that does not."""
-    themes, problems = [], []
-    for name, text in theme_files(config_dir() / "themes"):
+    themes: list = []
+    problems: list[str] = []
+    for name, text in theme_files(config_dir() / "themes", problems):
         try:
             data = tomllib.loads(text)
             theme_name = data.pop("name", Path(name).stem)

@@ -103,6 +103,18 @@ def test_a_bom_is_dropped_when_read(tmp_path):
     assert read_source(path) == ORIGINAL
 
 
+def test_a_kernel_with_classic_mac_line_ends_is_read_as_nvcc_reads_it(tmp_path, capsys):
+    """A lone CR ends a line for nvcc; read as one line, the first `//` comment hid the whole kernel."""
+    kernel = tmp_path / "vector_add.cu"
+    kernel.write_bytes(ORIGINAL.replace("\n", "\r").encode())
+    assert read_source(kernel) == ORIGINAL
+    crlf = tmp_path / "crlf.cu"
+    crlf.write_bytes(ORIGINAL.replace("\n", "\r\n").encode())
+    assert read_source(crlf) == ORIGINAL.replace("\n", "\r\n")  # CRLF is kept as it is
+    assert cli.main(["spec", str(kernel), "--print"]) == 0
+    assert 'kernel = "vector_add"' in capsys.readouterr().out
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_a_kernel_with_a_bom_compiles():
     result = compile_check("\ufeff" + ORIGINAL, PARAMS, spec=SPEC)
