@@ -128,7 +128,7 @@ def _run_nvcc(nvcc: str, options: list[str], text: str, source: str, timeout_s: 
         except OSError as e:
             return CompileResult(ok=None, command=cmd, reason=f"cannot run {nvcc}: {e.strerror or e}")
     log = log.replace("\r\n", "\n").replace("\r", "\n")  # as a text-mode pipe reads it
-    tail = " / ".join(line.strip() for line in log.strip().splitlines()[-3:]) or "no output"
+    tail = " / ".join([line.strip() for line in log.splitlines() if line.strip()][-3:]) or "no output"
     result = _result(ok, log, source, cmd, f"nvcc failed with status {status}: {tail}")
     result.resources = parse_resources(log)
     return result

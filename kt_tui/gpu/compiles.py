@@ -40,7 +40,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from .compiled import Compiled, CompileFailed
-from .env import SECRETS_LOCK, secret_names
+from .env import SECRETS_LOCK, limit_compile_memory, secret_names
 from .nvcc import Running, nvcc_cubin, pycuda_arguments
 from .nvccbatch import BatchMismatch, alias, batch_size, batchable, nvcc_batch
 from .nvrtc import nvrtc_job
@@ -72,6 +72,7 @@ def _child_setup(cores: list[int] | None, parent: int) -> None:
         os._exit(0)
     threading.Thread(target=_watch, args=(parent,), name="kt-tui-parent", daemon=True).start()
     _pin(cores)
+    limit_compile_memory()
 
 
 def _watch(parent: int) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import threading
 
 # held while secrets are out of os.environ (gpu/compiles.py starts NVRTC processes so) and by every
@@ -34,6 +35,49 @@ _SECRET_VALUE = re.compile(
     r"|^\s*(sk-|ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|AKIA[0-9A-Z]{12})",
     re.I | re.M,  # on any line of the value
 )
+
+
+# a compiler's memory (RLIMIT_DATA): half this machine's, at most 8 GiB. A kernel that includes a
+# device file (`#include "/dev/zero"`) has the preprocessor read it whole: unheld, it takes every
+# byte of the machine before the kernel's OOM killer picks a process, maybe another user's
+COMPILE_MEMORY_CAP = 8 << 30
+
+
+def compile_memory() -> int:
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return COMPILE_MEMORY_CAP
+    return max(1 << 30, min(COMPILE_MEMORY_CAP, physical // 2))
+
+
+def limit_compile_memory(limit: int | None = None) -> None:
+    """In a compiler's own process (an NVRTC pool process): its data held to `limit` bytes."""
+    try:
+        import resource  # here: POSIX only
+    except ImportError:
+        return
+    n = limit or compile_memory()
+    hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
+    resource.setrlimit(resource.RLIMIT_DATA, (n if hard == resource.RLIM_INFINITY else min(n, hard), hard))
+
+
+def memory_limited(command: list[str], limit: int | None = None) -> list[str]:
+    """`command` run by /bin/sh under `ulimit -d` (a compiler's data, and every process it starts,
+    held to `limit` bytes). FileNotFoundError where the program is not found, as Popen would raise."""
+    program = shutil.which(command[0])
+    if program is None:
+        raise FileNotFoundError(2, "No such file or directory", command[0])
+    if os.name != "posix" or not os.path.exists("/bin/sh"):
+        return [program, *command[1:]]
+    kib = (limit or compile_memory()) // 1024
+    return ["/bin/sh", "-c", f'ulimit -d {kib} 2>/dev/null; exec "$@"', "sh", program, *command[1:]]
+
+
+def out_of_memory(log: str) -> bool:
+    """A compiler's output saying it ran out of memory (gcc's cc1plus, cicc, ptxas)."""
+    low = log.lower()
+    return any(w in low for w in ("out of memory", "memory exhausted", "cannot allocate memory", "bad_alloc"))
 
 
 def is_secret(name: str, value: str) -> bool:

@@ -14,7 +14,7 @@ import threading
 from typing import Any
 
 from .compiled import CompileFailed
-from .env import scrubbed_env
+from .env import compile_memory, memory_limited, out_of_memory, scrubbed_env
 from .supervise import kill_group
 
 
@@ -68,9 +68,10 @@ def run_nvcc(
     args: list[str], cwd: str, running: Running | None, timeout_s: float | None = None, nvcc: str = "nvcc"
 ) -> tuple[int | None, str]:
     """(nvcc's status, its output); the status None: it ran past `timeout_s` and was killed with
-    what it started. Popen's OSError (no such program) is the caller's."""
+    what it started; its memory held (gpu/env.py memory_limited). OSError (no such program) is the
+    caller's."""
     proc = subprocess.Popen(
-        [nvcc, *args],
+        memory_limited([nvcc, *args]),
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -88,7 +89,13 @@ def run_nvcc(
     finally:
         if running is not None:
             running.discard(proc)
-    return proc.returncode, out.decode("utf-8", "replace")
+    log = out.decode("utf-8", "replace")
+    if proc.returncode and out_of_memory(log):
+        log += (
+            f"\nkt-tui: nvcc ran out of the {compile_memory() >> 30} GiB of memory a compile may take "
+            "(an #include of a device or huge file, or a kernel too large to compile)\n"
+        )
+    return proc.returncode, log
 
 
 def compile_cu(source: str, options: list[str], folder: str, running: Running | None, **run: Any) -> tuple[bytes, str]:

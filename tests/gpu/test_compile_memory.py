@@ -1,0 +1,70 @@
+"""A compiler's memory is held (gpu/env.py): a kernel that includes a device file (`#include
+"/dev/zero"`) ends in a one-line error, not in the machine's OOM killer (the hostile tester, session 22)."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from kt_tui.gpu import env, nvcc
+
+KERNEL = '#include "/dev/zero"\n__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n'
+
+
+def _fake_nvcc(tmp_path, monkeypatch, body: str) -> None:
+    fake = tmp_path / "bin" / "nvcc"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\n{body}\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def test_nvcc_and_what_it_starts_run_under_the_memory_limit(tmp_path, monkeypatch):
+    _fake_nvcc(tmp_path, monkeypatch, "ulimit -d; sh -c 'ulimit -d'")
+    monkeypatch.setattr(env, "compile_memory", lambda: 3 << 30)
+    rc, log = nvcc.run_nvcc(["--version"], str(tmp_path), None, timeout_s=30)
+    assert rc == 0
+    assert log.split() == [str(3 << 20), str(3 << 20)]  # KiB, in nvcc and in a process it starts
+
+
+def test_a_compiler_out_of_memory_is_said_with_the_limit(tmp_path, monkeypatch):
+    _fake_nvcc(tmp_path, monkeypatch, "echo 'cc1plus: out of memory allocating 1073741840 bytes' >&2; exit 1")
+    monkeypatch.setattr(env, "compile_memory", lambda: 2 << 30)
+    monkeypatch.setattr(nvcc, "compile_memory", lambda: 2 << 30)
+    rc, log = nvcc.run_nvcc(["--cubin", "k.cu"], str(tmp_path), None, timeout_s=30)
+    assert rc == 1
+    assert "nvcc ran out of the 2 GiB of memory a compile may take" in log
+
+
+def test_a_missing_nvcc_is_still_an_oserror(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(OSError):
+        nvcc.run_nvcc(["--version"], str(tmp_path), None, nvcc="nvcc-not-here")
+
+
+def test_the_limit_is_half_the_machine_at_most_8_gib():
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert env.compile_memory() == max(1 << 30, min(8 << 30, physical // 2))
+
+
+def test_an_nvrtc_process_holds_its_own_data():
+    code = (
+        "import resource; from kt_tui.gpu.env import limit_compile_memory; limit_compile_memory(1 << 30); "
+        "print(resource.getrlimit(resource.RLIMIT_DATA)[0]); "
+        "x = bytearray(2 << 30)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split()[0] == str(1 << 30)
+    assert out.returncode != 0 and "MemoryError" in out.stderr
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here")
+def test_a_kernel_including_dev_zero_stops_at_the_limit_in_nvcc(tmp_path, monkeypatch):
+    monkeypatch.setattr(env, "compile_memory", lambda: 1 << 30)
+    monkeypatch.setattr(nvcc, "compile_memory", lambda: 1 << 30)
+    (tmp_path / "k.cu").write_text(KERNEL)
+    rc, log = nvcc.run_nvcc(["--cubin", "-arch=sm_90", "k.cu"], str(tmp_path), None, timeout_s=120)
+    assert rc not in (0, None)
+    assert "nvcc ran out of the 1 GiB of memory a compile may take" in log
