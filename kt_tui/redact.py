@@ -153,8 +153,9 @@ _CONTROLS = re.compile(
     r"|\x1b[ -/]*[0-~]?"  # other escapes
     r"|[\x90\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x9c)?"  # C1 string controls
     r"|\x9b[0-?]*[ -/]*[@-~]?"  # C1 CSI
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
-)  # every other control character but \t and \n
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # every other control character but \t and \n
+    r"|[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"  # bidi marks and overrides: text shown in another order
+)
 
 
 def for_terminal(text: str) -> str:

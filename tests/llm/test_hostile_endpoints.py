@@ -80,6 +80,10 @@ def test_for_terminal_drops_escape_sequences_and_controls():
     assert for_terminal(hostile) == "abcdefghi\tj\nk"
 
 
+def test_for_terminal_drops_bidi_overrides_that_show_text_in_another_order():
+    assert for_terminal("vec\u202etor_add\u202c \u2067x\u2069 \u200fy") == "vector_add x y"
+
+
 def test_an_echoed_key_is_in_no_file_log_output_or_export(hermetic, monkeypatch, capsys):
     """The endpoint puts the Authorization header it got in the explanation, a code comment, a JSON
     field, and (streamed in 600 pieces) split across chunks. Old main: the key was stored in clear
