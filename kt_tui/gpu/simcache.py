@@ -7,6 +7,7 @@ came from.
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 
@@ -36,10 +37,17 @@ def read_header(path: str | Path) -> dict:
 
 
 def gpu_label(head: dict) -> str:
-    """The GPU and date a cache was recorded on, from its header."""
+    """The GPU and date a cache was recorded on, from its header: "date unknown" where it names none
+    (a plain kernel_tuner cache) or one that is no date up to tomorrow (a hand-edited header)."""
     meta = head.get("kt_tui", {})
-    when = meta.get("recorded")
-    return f"{head.get('device_name', 'unknown GPU')}" + (f" (recorded {str(when)[:10]})" if when else "")
+    when = meta.get("recorded") if isinstance(meta, dict) else None
+    try:
+        day = datetime.date.fromisoformat(when[:10]) if isinstance(when, str) else None
+    except ValueError:
+        day = None
+    if day is not None and day > datetime.date.today() + datetime.timedelta(days=1):
+        day = None
+    return f"{head.get('device_name', 'unknown GPU')}" + (f" (recorded {day})" if day else " (recorded: date unknown)")
 
 
 def find_cache(where: str | Path, kernel: str, version: str | list[str]) -> Path | None:
