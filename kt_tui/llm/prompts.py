@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from importlib import resources
 from pathlib import Path
 
 from ..errors import UserError
+from ..files import FileRefused, read_text_file
 from ..paths import config_dir
 
 NAMES = (
@@ -40,6 +42,7 @@ PLACEHOLDERS = (
     "batch_size",
     "performance",  # engine/profiles.py: device facts, % of peak, profiles (at most 1,500 characters)
 )
+TEMPLATE_MAX = 256 << 10  # the built-in ones are under 2 KiB each
 PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 EXAMPLE_FENCE = re.compile(r"```json\s*\n(.*?)```", re.S)
 ANGLED = re.compile(r"^<[a-z][a-z0-9 ,'/-]*>$", re.I)  # "<short name of the change>": a template's placeholder
@@ -58,11 +61,11 @@ def template_text(name: str) -> str:
     if name not in NAMES:
         raise TemplateError(f"unknown prompt template {name!r} (known: {', '.join(NAMES)})")
     user = template_dir_user() / f"{name}.txt"
-    if user.is_file():
+    if os.path.lexists(user):  # the user's own, read as a file of text under the cap or refused by name
         try:
-            return user.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise TemplateError(f"{user}: {e}") from None
+            return read_text_file(user, "prompt template", TEMPLATE_MAX)
+        except FileRefused as e:
+            raise TemplateError(str(e)) from None
     return resources.files("kt_tui.llm").joinpath("templates", f"{name}.txt").read_text(encoding="utf-8")
 
 

@@ -1,4 +1,5 @@
 import json
+import os
 import socket
 from types import SimpleNamespace
 
@@ -385,3 +386,19 @@ def test_user_template_overrides_packaged():
     system, user = messages_for("plan", **VALUES)
     assert user == {"role": "user", "content": 'Mine: vector_add {"literal": {}}'}
     assert system["role"] == "system" and "kernel_tuner" in system["content"]
+
+
+@pytest.mark.parametrize("kind", ["huge", "fifo", "folder", "binary"])
+def test_a_user_template_that_is_no_small_text_file_is_refused_by_name(kind):
+    template_dir_user().mkdir(parents=True)
+    path = template_dir_user() / "plan.txt"
+    if kind == "huge":
+        path.write_text("{kernel_name}" + "x" * (300 << 10), encoding="utf-8")
+    elif kind == "fifo":
+        os.mkfifo(path)  # read as a file, it would hang the app
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(b"\xff\xfe{kernel_name}")
+    with pytest.raises(TemplateError, match="prompt template .*plan.txt"):
+        messages_for("plan", **VALUES)
