@@ -27,6 +27,10 @@ class BackendError(UserError):
     pass
 
 
+class NoCache(BackendError):
+    """No recorded cache for the kernel version where sim looked."""
+
+
 # headers that build inside `extern "C" { }`: kernel_tuner's pycuda backend wraps a kernel there
 # unless its text says `extern "C"`; any other include may declare C++ (overloads, templates), which
 # cannot have C linkage (cuda_fp16.h: "more than one instance of overloaded function has C linkage").
@@ -230,12 +234,14 @@ def choose_backend(
         raise BackendError(f"backend {request} does not work here ({reasons}). {_what_to_do()}")
     try:
         return _sim(kernel, version, sources, note=f"No working CUDA backend on this machine ({reasons}).")
-    except BackendError:
+    except NoCache:
         raise BackendError(
             f"No working CUDA backend on this machine ({reasons}), and no recorded cache "
             f"for this kernel version ({_first(version)}) was found in: "
             f"{', '.join(sources) or 'nowhere'}. {_what_to_do()}"
         ) from None
+    except BackendError as e:  # found, and refused: said as it is
+        raise BackendError(f"No working CUDA backend on this machine ({reasons}), and {e}") from None
 
 
 def _sim(kernel: str, version: str | list[str], sources: list[str], note: str) -> BackendChoice:
@@ -243,7 +249,7 @@ def _sim(kernel: str, version: str | list[str], sources: list[str], note: str) -
     cache = choice.sim_cache_for(kernel, version)
     if cache is None:
         where = ", ".join(sources) or "no place given (use --sim-cache)"
-        raise BackendError(f"no recorded cache for kernel {kernel} version {_first(version)} in {where}")
+        raise NoCache(f"no recorded cache for kernel {kernel} version {_first(version)} in {where}")
     try:
         head = read_header(cache)
     except (OSError, ValueError) as e:

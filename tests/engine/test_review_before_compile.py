@@ -2,6 +2,7 @@
 the offline compile check targets the session's GPU."""
 
 import json
+import sys
 
 import pytest
 
@@ -154,7 +155,7 @@ def test_nvcc_and_the_sanitizer_get_the_scrubbed_environment(monkeypatch):
     import kt_tui.gpu.nvcc as nvcc_mod  # the check runs nvcc as the compile pool does
 
     monkeypatch.setattr(nvcc_mod.subprocess, "Popen", Popen)
-    monkeypatch.setattr(compile_mod, "find_nvcc", lambda: "/bin/nvcc")
+    monkeypatch.setattr(compile_mod, "find_nvcc", lambda: sys.executable)  # a program that is there
     compile_mod.compile_check(ORIGINAL, {"block_size_x": 32}, spec=spec_for("vector_add", {"block_size_x": 32}))
     monkeypatch.setattr(sanitize_mod, "find_sanitizer", lambda: "/bin/compute-sanitizer")
     import kt_tui.gpu.supervise as supervise_mod  # the sanitizer runs under the supervisor
