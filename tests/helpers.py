@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 from kt_tui.cli import main
 from kt_tui.kernel.spec import Spec, spec_from_dict
@@ -268,3 +269,12 @@ def open_load(job, monkeypatch, device_interface=None):
     loaded = opened.open(load_for(job, spec, {k: list(v) for k, v in spec.tune_params.items()}))
     assert loaded.error is None, loaded.error
     return opened
+
+
+def fake_nvcc(tmp_path: Path, monkeypatch, body: str) -> None:
+    """An `nvcc` first on PATH: a shell script of `body`."""
+    fake = tmp_path / "bin" / "nvcc"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\n{body}\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")

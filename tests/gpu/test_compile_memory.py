@@ -10,19 +10,13 @@ import pytest
 
 from kt_tui.gpu import env, nvcc
 
+from ..helpers import fake_nvcc
+
 KERNEL = '#include "/dev/zero"\n__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n'
 
 
-def _fake_nvcc(tmp_path, monkeypatch, body: str) -> None:
-    fake = tmp_path / "bin" / "nvcc"
-    fake.parent.mkdir()
-    fake.write_text(f"#!/bin/sh\n{body}\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
-
-
 def test_nvcc_and_what_it_starts_run_under_the_memory_limit(tmp_path, monkeypatch):
-    _fake_nvcc(tmp_path, monkeypatch, "ulimit -d; sh -c 'ulimit -d'")
+    fake_nvcc(tmp_path, monkeypatch, "ulimit -d; sh -c 'ulimit -d'")
     monkeypatch.setattr(env, "compile_memory", lambda: 3 << 30)
     rc, log = nvcc.run_nvcc(["--version"], str(tmp_path), None, timeout_s=30)
     assert rc == 0
@@ -30,7 +24,7 @@ def test_nvcc_and_what_it_starts_run_under_the_memory_limit(tmp_path, monkeypatc
 
 
 def test_a_compiler_out_of_memory_is_said_with_the_limit(tmp_path, monkeypatch):
-    _fake_nvcc(tmp_path, monkeypatch, "echo 'cc1plus: out of memory allocating 1073741840 bytes' >&2; exit 1")
+    fake_nvcc(tmp_path, monkeypatch, "echo 'cc1plus: out of memory allocating 1073741840 bytes' >&2; exit 1")
     monkeypatch.setattr(env, "compile_memory", lambda: 2 << 30)
     monkeypatch.setattr(nvcc, "compile_memory", lambda: 2 << 30)
     rc, log = nvcc.run_nvcc(["--cubin", "k.cu"], str(tmp_path), None, timeout_s=30)

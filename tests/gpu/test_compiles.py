@@ -23,6 +23,8 @@ from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import load_spec
 from kt_tui.kernel.text import compile_options, instantiations_wrapped
 
+from ..helpers import fake_nvcc
+
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus"
 NVCC = shutil.which("nvcc")
@@ -241,11 +243,7 @@ def _cmdline(pid: int) -> bytes:
 
 def _nvcc_sleeping(tmp_path: Path, monkeypatch, dump: Path | None = None) -> None:
     """An `nvcc` first on PATH that writes its environment to `dump` and then hangs."""
-    fake = tmp_path / "bin" / "nvcc"
-    fake.parent.mkdir()
-    fake.write_text(f"#!/bin/sh\nenv > {dump or '/dev/null'}\nexec sleep 300\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    fake_nvcc(tmp_path, monkeypatch, f"env > {dump or '/dev/null'}\nexec sleep 300")
 
 
 def test_close_stops_nvcc_and_leaves_no_process(tmp_path, monkeypatch):
