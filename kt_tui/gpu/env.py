@@ -44,11 +44,19 @@ COMPILE_MEMORY_CAP = 8 << 30
 
 
 def compile_memory() -> int:
+    """Half this machine's memory within [1 GiB, COMPILE_MEMORY_CAP], never above the data limit
+    this process already has (a user's `ulimit -S -d` is kept, not raised)."""
     try:
         physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        n = max(1 << 30, min(COMPILE_MEMORY_CAP, physical // 2))
     except (ValueError, OSError, AttributeError):
-        return COMPILE_MEMORY_CAP
-    return max(1 << 30, min(COMPILE_MEMORY_CAP, physical // 2))
+        n = COMPILE_MEMORY_CAP
+    try:
+        import resource  # here: POSIX only
+    except ImportError:
+        return n
+    soft = resource.getrlimit(resource.RLIMIT_DATA)[0]
+    return n if soft == resource.RLIM_INFINITY else min(n, soft)
 
 
 def limit_compile_memory(limit: int | None = None) -> None:

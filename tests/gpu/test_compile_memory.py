@@ -2,6 +2,7 @@
 "/dev/zero"`) ends in a one-line error, not in the machine's OOM killer (the hostile tester, session 22)."""
 
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -46,7 +47,20 @@ def test_a_missing_nvcc_is_still_an_oserror(tmp_path, monkeypatch):
 
 def test_the_limit_is_half_the_machine_at_most_8_gib():
     physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    assert env.compile_memory() == max(1 << 30, min(8 << 30, physical // 2))
+    soft = resource.getrlimit(resource.RLIMIT_DATA)[0]
+    half = max(1 << 30, min(8 << 30, physical // 2))
+    assert env.compile_memory() == (half if soft == resource.RLIM_INFINITY else min(half, soft))
+
+
+def test_a_lower_data_limit_the_user_set_is_kept_not_raised():
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_DATA, (1536 << 20, resource.RLIM_INFINITY)); "
+        "from kt_tui.gpu.env import limit_compile_memory, memory_limited; import subprocess; "
+        "print(subprocess.run(memory_limited(['sh', '-c', 'ulimit -d']), capture_output=True, text=True).stdout); "
+        "limit_compile_memory(); print(resource.getrlimit(resource.RLIMIT_DATA)[0])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == [str(1536 << 10), str(1536 << 20)]  # KiB for nvcc's shell, bytes for NVRTC's
 
 
 def test_an_nvrtc_process_holds_its_own_data():
