@@ -82,10 +82,20 @@ def memory_limited(command: list[str], limit: int | None = None) -> list[str]:
     return ["/bin/sh", "-c", f'ulimit -d {kib} 2>/dev/null; exec "$@"', "sh", program, *command[1:]]
 
 
+_OUT_OF_MEMORY = ("out of memory", "memory exhausted", "cannot allocate memory", "bad_alloc")
+_CARET = re.compile(r"\s*(?:\|\s*)?[\^~][\^~ ]*")  # under an echoed source line: nvcc's `  ^`, gcc's `  |  ^~~`
+_GUTTER = re.compile(r"\s*\d+\s*\|")  # gcc's echo of a source line: `   12 | text`
+
+
 def out_of_memory(log: str) -> bool:
-    """A compiler's output saying it ran out of memory (gcc's cc1plus, cicc, ptxas)."""
-    low = log.lower()
-    return any(w in low for w in ("out of memory", "memory exhausted", "cannot allocate memory", "bad_alloc"))
+    """A compiler's output saying it ran out of memory (gcc's cc1plus, cicc, ptxas); the kernel's own
+    lines that a compiler echoes under an error (a string or comment saying `out of memory`) are not read."""
+    lines = log.lower().splitlines()
+    for i, line in enumerate(lines):
+        echoed = _GUTTER.match(line) or (i + 1 < len(lines) and _CARET.fullmatch(lines[i + 1]))
+        if not echoed and any(w in line for w in _OUT_OF_MEMORY):
+            return True
+    return False
 
 
 def is_secret(name: str, value: str) -> bool:

@@ -82,3 +82,22 @@ def test_a_kernel_including_dev_zero_stops_at_the_limit_in_nvcc(tmp_path, monkey
     rc, log = nvcc.run_nvcc(["--cubin", "-arch=sm_90", "k.cu"], str(tmp_path), None, timeout_s=120)
     assert rc not in (0, None)
     assert "nvcc ran out of the 1 GiB of memory a compile may take" in log
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [  # nvcc's and gcc's echo of a kernel line under an error about it
+        'k.cu(2): error: identifier "y" is undefined\n    const char *m = "out of memory"; x[0] = y;\n'
+        "                                            ^\n",
+        "k.cpp:1:50: error: 'y' was not declared in this scope\n"
+        '    1 | int f(){ const char *m = "out of memory"; return y; } // std::bad_alloc\n'
+        "      |                                                  ^\n",
+    ],
+    ids=["nvcc", "gcc"],
+)
+def test_a_kernel_line_saying_out_of_memory_is_no_out_of_memory(tmp_path, monkeypatch, echo):
+    (tmp_path / "said.txt").write_text(echo)
+    _fake_nvcc(tmp_path, monkeypatch, f"cat '{tmp_path / 'said.txt'}'; exit 1")
+    rc, log = nvcc.run_nvcc(["--cubin", "k.cu"], str(tmp_path), None, timeout_s=30)
+    assert rc == 1 and "out of memory\"" in log
+    assert "kt-tui: nvcc ran out" not in log
