@@ -20,6 +20,9 @@ JSON_COLUMNS = {
     "results": ("times", "verdicts"),
     "gates": ("body", "decision"),
     "checks": ("sizes", "verdicts"),
+    "llm_calls": ("messages",),  # the report and the session screen list each call's messages
+    "llm_results": ("value",),
+    "events": ("data",),
 }
 REQUIRED = {"versions": ("id", "source", "spec_json"), "results": ("key",), "gates": ("key", "body")}
 

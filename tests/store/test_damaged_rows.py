@@ -23,6 +23,9 @@ DAMAGE = {
     "versions.source": "update versions set source = zeroblob(10)",
     "versions.source ": "update versions set source = NULL",
     "no kernel version": "delete from versions",
+    "llm_calls.messages": "insert into llm_calls (session, key, messages, state) select id, 'k', '[oops', 'done' from sessions",
+    "llm_results.value": "insert into llm_results (session, key, value) select id, 'k', 'oops' from sessions",
+    "events.data": "update events set data = '{oops'",
 }
 
 
