@@ -99,5 +99,23 @@ def test_a_kernel_line_saying_out_of_memory_is_no_out_of_memory(tmp_path, monkey
     (tmp_path / "said.txt").write_text(echo)
     _fake_nvcc(tmp_path, monkeypatch, f"cat '{tmp_path / 'said.txt'}'; exit 1")
     rc, log = nvcc.run_nvcc(["--cubin", "k.cu"], str(tmp_path), None, timeout_s=30)
-    assert rc == 1 and "out of memory\"" in log
+    assert rc == 1 and 'out of memory"' in log
     assert "kt-tui: nvcc ran out" not in log
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "flavour, module", [("nvcuda", "cuda.bindings.nvrtc"), ("cupy", "cupy_backends.cuda.libs.nvrtc")]
+)
+def test_nvrtc_still_compiles_under_the_pool_processes_limit(flavour, module):
+    """The pool's processes import NVRTC (cuda-python's or cupy's) after limit_compile_memory: the
+    libraries' mappings must fit under it, at the smallest limit (1 GiB) a machine gets."""
+    pytest.importorskip(module)
+    code = (
+        "from kt_tui.gpu.env import limit_compile_memory; limit_compile_memory(1 << 30); "
+        "from kt_tui.gpu.nvrtc import nvrtc_job; "
+        "b = nvrtc_job('extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }', 'k', "
+        f"'{flavour}', (), '90'); print(len(b[0]) > 0)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.split()[-1:] == ["True"], out.stderr
