@@ -76,6 +76,7 @@ def memory_limited(command: list[str], limit: int | None = None) -> list[str]:
     program = shutil.which(command[0])
     if program is None:
         raise FileNotFoundError(2, "No such file or directory", command[0])
+    program = os.path.abspath(program)  # found from here (a relative PATH entry): the compile runs elsewhere
     if os.name != "posix" or not os.path.exists("/bin/sh"):
         return [program, *command[1:]]
     kib = (limit or compile_memory()) // 1024

@@ -119,3 +119,15 @@ def test_nvrtc_still_compiles_under_the_pool_processes_limit(flavour, module):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.stdout.split()[-1:] == ["True"], out.stderr
+
+
+def test_an_nvcc_found_through_a_relative_path_entry_runs_from_the_compile_folder(tmp_path, monkeypatch):
+    fake = tmp_path / "bin" / "nvcc"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho fake nvcc ran\n")
+    fake.chmod(0o755)
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", f"bin{os.pathsep}{os.environ['PATH']}")
+    rc, log = nvcc.run_nvcc(["--version"], str(tmp_path / "work"), None, timeout_s=30)
+    assert (rc, log.strip()) == (0, "fake nvcc ran")
