@@ -131,3 +131,11 @@ def test_an_nvcc_found_through_a_relative_path_entry_runs_from_the_compile_folde
     monkeypatch.setenv("PATH", f"bin{os.pathsep}{os.environ['PATH']}")
     rc, log = nvcc.run_nvcc(["--version"], str(tmp_path / "work"), None, timeout_s=30)
     assert (rc, log.strip()) == (0, "fake nvcc ran")
+
+
+def test_a_limit_below_a_gib_is_said_as_it_is(tmp_path, monkeypatch):
+    _fake_nvcc(tmp_path, monkeypatch, "echo 'cc1plus: out of memory allocating 1073741840 bytes' >&2; exit 1")
+    monkeypatch.setattr(env, "compile_memory", lambda: 512 << 20)  # a user's own `ulimit -S -d`, kept
+    monkeypatch.setattr(nvcc, "compile_memory", lambda: 512 << 20)
+    rc, log = nvcc.run_nvcc(["--cubin", "k.cu"], str(tmp_path), None, timeout_s=30)
+    assert rc == 1 and "nvcc ran out of the 0.5 GiB of memory a compile may take" in log
