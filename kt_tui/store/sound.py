@@ -24,7 +24,14 @@ JSON_COLUMNS = {
     "llm_results": ("value",),
     "events": ("data",),
 }
-REQUIRED = {"versions": ("id", "source", "spec_json"), "results": ("key",), "gates": ("key", "body")}
+REQUIRED = {
+    "versions": ("id", "source", "spec_json"),
+    "results": ("key",),
+    "gates": ("key", "body"),
+    "llm_calls": ("messages",),  # JSON null where a call had none: never SQL NULL
+    "llm_results": ("value",),
+    "events": ("data",),
+}
 
 
 class DamagedSession(UserError):

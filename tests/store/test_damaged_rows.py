@@ -26,6 +26,7 @@ DAMAGE = {
     "llm_calls.messages": "insert into llm_calls (session, key, messages, state) select id, 'k', '[oops', 'done' from sessions",
     "llm_results.value": "insert into llm_results (session, key, value) select id, 'k', 'oops' from sessions",
     "events.data": "update events set data = '{oops'",
+    "llm_calls.messages ": "insert into llm_calls (session, key, state) select id, 'k', 'done' from sessions",
 }
 
 
