@@ -44,11 +44,19 @@ COMPILE_MEMORY_CAP = 8 << 30
 
 
 def compile_memory() -> int:
+    """Half this machine's memory within [1 GiB, COMPILE_MEMORY_CAP], never above the data limit
+    this process already has (a user's `ulimit -S -d` is kept, not raised)."""
     try:
         physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        n = max(1 << 30, min(COMPILE_MEMORY_CAP, physical // 2))
     except (ValueError, OSError, AttributeError):
-        return COMPILE_MEMORY_CAP
-    return max(1 << 30, min(COMPILE_MEMORY_CAP, physical // 2))
+        n = COMPILE_MEMORY_CAP
+    try:
+        import resource  # here: POSIX only
+    except ImportError:
+        return n
+    soft = resource.getrlimit(resource.RLIMIT_DATA)[0]
+    return n if soft == resource.RLIM_INFINITY else min(n, soft)
 
 
 def limit_compile_memory(limit: int | None = None) -> None:
@@ -68,16 +76,27 @@ def memory_limited(command: list[str], limit: int | None = None) -> list[str]:
     program = shutil.which(command[0])
     if program is None:
         raise FileNotFoundError(2, "No such file or directory", command[0])
+    program = os.path.abspath(program)  # found from here (a relative PATH entry): the compile runs elsewhere
     if os.name != "posix" or not os.path.exists("/bin/sh"):
         return [program, *command[1:]]
     kib = (limit or compile_memory()) // 1024
     return ["/bin/sh", "-c", f'ulimit -d {kib} 2>/dev/null; exec "$@"', "sh", program, *command[1:]]
 
 
+_OUT_OF_MEMORY = ("out of memory", "memory exhausted", "cannot allocate memory", "bad_alloc")
+_CARET = re.compile(r"\s*(?:\|\s*)?[\^~][\^~ ]*")  # under an echoed source line: nvcc's `  ^`, gcc's `  |  ^~~`
+_GUTTER = re.compile(r"\s*\d+\s*\|")  # gcc's echo of a source line: `   12 | text`
+
+
 def out_of_memory(log: str) -> bool:
-    """A compiler's output saying it ran out of memory (gcc's cc1plus, cicc, ptxas)."""
-    low = log.lower()
-    return any(w in low for w in ("out of memory", "memory exhausted", "cannot allocate memory", "bad_alloc"))
+    """A compiler's output saying it ran out of memory (gcc's cc1plus, cicc, ptxas); the kernel's own
+    lines that a compiler echoes under an error (a string or comment saying `out of memory`) are not read."""
+    lines = log.lower().splitlines()
+    for i, line in enumerate(lines):
+        echoed = _GUTTER.match(line) or (i + 1 < len(lines) and _CARET.fullmatch(lines[i + 1]))
+        if not echoed and any(w in line for w in _OUT_OF_MEMORY):
+            return True
+    return False
 
 
 def is_secret(name: str, value: str) -> bool:

@@ -92,7 +92,7 @@ def run_nvcc(
     log = out.decode("utf-8", "replace")
     if proc.returncode and out_of_memory(log):
         log += (
-            f"\nkt-tui: nvcc ran out of the {compile_memory() >> 30} GiB of memory a compile may take "
+            f"\nkt-tui: nvcc ran out of the {compile_memory() / (1 << 30):.3g} GiB of memory a compile may take "
             "(an #include of a device or huge file, or a kernel too large to compile)\n"
         )
     return proc.returncode, log

@@ -24,6 +24,8 @@ def read_cache(path: str | Path) -> dict:
         raise ValueError(
             f'{path}: not a kernel_tuner cachefile as kernel_tuner reads it (JSON whose last entry is "cache"): {e}'
         ) from None
+    except RecursionError:  # arrays or objects nested deeper than Python's stack
+        raise ValueError(f"{path}: not a kernel_tuner cachefile (nested too deep to read)") from None
     if not isinstance(data, dict) or not isinstance(data.get("cache"), dict):
         raise ValueError(f"{path}: not a kernel_tuner cachefile")
     return data

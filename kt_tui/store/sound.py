@@ -20,8 +20,18 @@ JSON_COLUMNS = {
     "results": ("times", "verdicts"),
     "gates": ("body", "decision"),
     "checks": ("sizes", "verdicts"),
+    "llm_calls": ("messages",),  # the report and the session screen list each call's messages
+    "llm_results": ("value",),
+    "events": ("data",),
 }
-REQUIRED = {"versions": ("id", "source", "spec_json"), "results": ("key",), "gates": ("key", "body")}
+REQUIRED = {
+    "versions": ("id", "source", "spec_json"),
+    "results": ("key",),
+    "gates": ("key", "body"),
+    "llm_calls": ("messages",),  # JSON null where a call had none: never SQL NULL
+    "llm_results": ("value",),
+    "events": ("data",),
+}
 
 
 class DamagedSession(UserError):
@@ -42,7 +52,9 @@ def _problems(table: str, columns: dict[str, type]) -> list[tuple[str, str]]:
         if name in REQUIRED.get(table, ()):
             out.append((f"{q} IS NULL", f"{name}: missing"))
         if name in JSON_COLUMNS.get(table, ()):
-            out.append((f"(typeof({q}) = 'text' AND NOT json_valid({q}))", f"{name}: not JSON"))
+            # Python's json writes a float that is no number as NaN or Infinity and reads it back: valid here
+            numbers = f"replace(replace(replace({q}, '-Infinity', ' 0 '), 'Infinity', ' 0 '), 'NaN', ' 0 ')"
+            out.append((f"(typeof({q}) = 'text' AND NOT json_valid({numbers}))", f"{name}: not JSON"))
     return out
 
 

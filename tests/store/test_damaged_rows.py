@@ -23,6 +23,10 @@ DAMAGE = {
     "versions.source": "update versions set source = zeroblob(10)",
     "versions.source ": "update versions set source = NULL",
     "no kernel version": "delete from versions",
+    "llm_calls.messages": "insert into llm_calls (session, key, messages, state) select id, 'k', '[oops', 'done' from sessions",
+    "llm_results.value": "insert into llm_results (session, key, value) select id, 'k', 'oops' from sessions",
+    "events.data": "update events set data = '{oops'",
+    "llm_calls.messages ": "insert into llm_calls (session, key, state) select id, 'k', 'done' from sessions",
 }
 
 
@@ -81,3 +85,15 @@ def test_the_recorded_sessions_are_sound(path):
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as c:
         for (sid,) in c.execute("select id from sessions").fetchall():
             check_session(c, _TABLES, sid, path)
+
+
+def test_json_that_kt_tui_writes_with_nan_or_infinity_is_sound(tmp_path):
+    """Python's json writes a float that is no number as NaN or Infinity (and reads it back); SQLite's
+    json_valid does not take them: a session kt-tui wrote so is no damaged one."""
+    from kt_tui.store import Store
+
+    store = Store(tmp_path / "s.db")
+    sid = store.create_session(kernel_path="/k/a.cu", kernel_name="a")
+    store.add_event(sid, "note", {"speedup": float("inf"), "time": float("nan"), "low": -float("inf")})
+    store.open_gate(sid, "g1", "plan", "a plan", {"best_ms": float("nan")})
+    assert Store(store.path).session(sid)["id"] == sid  # another process: checked from disk
