@@ -91,7 +91,7 @@ def test_a_kernel_including_dev_zero_stops_at_the_limit_in_nvcc(tmp_path, monkey
 )
 def test_a_kernel_line_saying_out_of_memory_is_no_out_of_memory(tmp_path, monkeypatch, echo):
     (tmp_path / "said.txt").write_text(echo)
-    _fake_nvcc(tmp_path, monkeypatch, f"cat '{tmp_path / 'said.txt'}'; exit 1")
+    fake_nvcc(tmp_path, monkeypatch, f"cat '{tmp_path / 'said.txt'}'; exit 1")
     rc, log = nvcc.run_nvcc(["--cubin", "k.cu"], str(tmp_path), None, timeout_s=30)
     assert rc == 1 and 'out of memory"' in log
     assert "kt-tui: nvcc ran out" not in log
@@ -128,7 +128,7 @@ def test_an_nvcc_found_through_a_relative_path_entry_runs_from_the_compile_folde
 
 
 def test_a_limit_below_a_gib_is_said_as_it_is(tmp_path, monkeypatch):
-    _fake_nvcc(tmp_path, monkeypatch, "echo 'cc1plus: out of memory allocating 1073741840 bytes' >&2; exit 1")
+    fake_nvcc(tmp_path, monkeypatch, "echo 'cc1plus: out of memory allocating 1073741840 bytes' >&2; exit 1")
     monkeypatch.setattr(env, "compile_memory", lambda: 512 << 20)  # a user's own `ulimit -S -d`, kept
     monkeypatch.setattr(nvcc, "compile_memory", lambda: 512 << 20)
     rc, log = nvcc.run_nvcc(["--cubin", "k.cu"], str(tmp_path), None, timeout_s=30)
