@@ -238,11 +238,11 @@ def _calls(old: _Code, new: _Code) -> list[Flag]:
 
 def _control(text: str) -> list[Flag]:
     found = control_character(text)
-    return (
-        [Flag("control", found[0], f"{found[1]}: the compiler skips it and reads what follows; such code is refused")]
-        if found
-        else []
-    )
+    if found is None:
+        return []
+    line, name = found
+    why = "" if "bidirectional" in name else ": the compiler skips it and reads what follows"
+    return [Flag("control", line, f"{name}{why}; such code is refused")]
 
 
 def _risk(name: str) -> str | None:

@@ -13,7 +13,9 @@ import re
 from ..errors import UserError
 
 BOM = "\ufeff"
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+# the bidirectional embeddings, overrides and isolates: an editor or a terminal shows the code around
+# them in another order than the compiler reads it ("Trojan Source"), so a reviewer reads other code
 # The language standard of every compile of a kernel (the offline check, the GPU worker's backends,
 # the checks, the sanitizer, an exported script): without it kernel_tuner's nvcuda and cupy backends
 # ask NVRTC for C++11, where `??/` is a backslash. A spec may name C++17 or later (kernel/spec_keys.py).
@@ -29,7 +31,12 @@ def control_character(text: str) -> tuple[int, str] | None:
     m = _CONTROL.search(text)
     if m is None:
         return None
-    name = "a NUL byte" if m[0] == "\0" else f"the control character U+{ord(m[0]):04X}"
+    if m[0] == "\0":
+        name = "a NUL byte"
+    elif m[0] >= "\u202a":
+        name = f"the bidirectional control U+{ord(m[0]):04X} (it shows the code in another order than nvcc reads it)"
+    else:
+        name = f"the control character U+{ord(m[0]):04X}"
     return text.count("\n", 0, m.start()) + 1, name
 
 
@@ -41,7 +48,7 @@ def kernel_text(text: str, where: str = "kernel") -> str:
         line, name = found
         raise KernelTextError(
             f"{where}: line {line}: {name}; CUDA source must be plain text "
-            "(only tab, newline, carriage return and form feed are allowed)"
+            "(of the control characters only tab, newline, carriage return and form feed are allowed)"
         )
     return text
 

@@ -38,6 +38,22 @@ def test_control_characters_are_refused_with_their_line(tmp_path, bad, line):
     assert "control" in _kinds(bad)
 
 
+@pytest.mark.parametrize("mark", ["\u202e", "\u202a", "\u2066", "\u2069"])
+def test_bidirectional_overrides_that_reorder_the_code_shown_are_refused_with_their_line(tmp_path, mark):
+    bad = f"int a;\n/* ok {mark} */ int b; /* x */\n"  # Trojan Source: shown in another order than read
+    path = tmp_path / "k.cu"
+    path.write_text(bad + ORIGINAL, encoding="utf-8")
+    with pytest.raises(SourceError, match="line 2: the bidirectional control"):
+        read_source(path)
+    with pytest.raises(KernelTextError, match="line 2"):
+        kernel_text(bad + ORIGINAL)
+    assert "control" in _kinds(bad)
+
+
+def test_a_right_to_left_mark_in_a_comment_is_kept():
+    assert kernel_text("// \u05e9\u05dc\u05d5\u05dd \u200f\n" + ORIGINAL).startswith("// ")
+
+
 def test_a_nul_hidden_include_never_reaches_the_compiler(monkeypatch):
     ran = []
     monkeypatch.setattr("kt_tui.gpu.compile._run_nvcc", lambda *a, **k: ran.append(a))
