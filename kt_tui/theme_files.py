@@ -39,7 +39,11 @@ def theme_names(user_dir: Path, problems: list[str] | None = None) -> set[str]:
     names = set()
     for name, text in theme_files(user_dir, problems):
         try:
-            names.add(str(tomllib.loads(text).get("name", Path(name).stem)))
+            called = tomllib.loads(text).get("name", Path(name).stem)
         except (tomllib.TOMLDecodeError, RecursionError):
             continue
+        if isinstance(called, str) and called.strip():
+            names.add(called)
+        elif problems is not None:
+            problems.append(f"theme {name}: its name is not text ({called!r})")
     return names

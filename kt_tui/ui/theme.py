@@ -37,6 +37,8 @@ def load_themes() -> tuple[list, list[str]]:
         try:
             data = tomllib.loads(text)
             theme_name = data.pop("name", Path(name).stem)
+            if not isinstance(theme_name, str) or not theme_name.strip():
+                raise ValueError(f"its name is not text ({theme_name!r})")
             unknown = set(data) - _FIELDS
             if unknown:
                 raise ValueError(f"unknown field {sorted(unknown)[0]!r}")

@@ -36,3 +36,14 @@ def test_an_odd_theme_file_is_left_out_and_named(hermetic, monkeypatch, kind):
     with pytest.raises(ConfigError, match="no such theme") as e:
         load_settings({})
     assert f"left out: theme {path}" in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("called", ["5", "true", '""', "[1, 2]"])
+def test_a_theme_whose_name_is_not_text_is_left_out_and_said(hermetic, called):
+    folder = hermetic / "config" / "themes"
+    folder.mkdir(parents=True)
+    (folder / "odd.toml").write_text(f'name = {called}\nprimary = "#ff0000"\n')
+    problems: list[str] = []
+    names = theme_names(folder, problems)
+    assert names >= {"kt-dark", "kt-light"} and not any(n in ("5", "True", "", "[1, 2]") for n in names)
+    assert len(problems) == 1 and f"{folder / 'odd.toml'}: its name is not text (" in problems[0]
