@@ -9,7 +9,6 @@ deep merge of its sources)."""
 from __future__ import annotations
 
 import os
-import re
 import sys
 from contextvars import ContextVar
 from pathlib import Path
@@ -23,7 +22,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from .files import CONFIG_MAX, FileRefused, read_text_file
 from .gpu.env import SECRETS_LOCK
 from .gpu.simcache import read_header
-from .paths import config_dir, data_dir  # noqa: F401 - the names other modules import from here
+from .paths import CONTROL, config_dir, data_dir  # noqa: F401 - the names other modules import from here
 from .redact import mask_url, register_url
 from .theme_files import theme_names
 from .tomlfile import TomlError, load_toml, problem_text
@@ -53,13 +52,12 @@ FLAT_STRATEGY_KEYS = (
 NOT_IN_FILE = ("api_key", "strategy_tables", "strategy_defaults", "strategy_flags")
 TEXT_MAX = 4096  # characters of any setting's text: a path, a URL, a key binding
 MODEL_MAX = 256  # a model's name: OpenAI's are under 64, a Hugging Face path well under 200
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _noted: set[Path] = set()
 
 
 def _plain(v: str) -> str:
     """No control characters: a CR/LF in a URL or a name would end up in a request's headers."""
-    if m := _CONTROL.search(v):
+    if m := CONTROL.search(v):
         raise ValueError(f"must not hold control characters (found {m.group()!r})")
     return v
 

@@ -14,7 +14,7 @@ from .errors import UserError
 from .files import CONFIG_MAX, read_text_file
 
 APP = "kt-tui"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # as config.py refuses them in every setting
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # refused in every setting (config.py) and a --db path
 
 
 def config_dir() -> Path:
@@ -46,7 +46,7 @@ def session_db(flag: str | None = None) -> str:
         from .tomlfile import TomlError  # here: it loads pydantic, which a good file never needs
 
         raise TomlError("db", f"must be a string, not {db!r}", path)
-    if db and (m := _CONTROL.search(db)):
+    if db and (m := CONTROL.search(db)):
         from .tomlfile import TomlError  # here: it loads pydantic, which a good file never needs
 
         raise TomlError("db", f"must not hold control characters (found {m.group()!r})", path)
@@ -55,6 +55,6 @@ def session_db(flag: str | None = None) -> str:
 
 def _plain(db: str, where: str) -> str:
     """The path as given; refused, as every other command refuses it, when it holds a control character."""
-    if m := _CONTROL.search(db):
+    if m := CONTROL.search(db):
         raise UserError(f"{where}: must not hold control characters (found {m.group()!r})")
     return db

@@ -39,11 +39,18 @@ def theme_names(user_dir: Path, problems: list[str] | None = None) -> set[str]:
     names = set()
     for name, text in theme_files(user_dir, problems):
         try:
-            called = tomllib.loads(text).get("name", Path(name).stem)
+            names.add(theme_name(name, tomllib.loads(text)))
         except (tomllib.TOMLDecodeError, RecursionError):
             continue
-        if isinstance(called, str) and called.strip():
-            names.add(called)
-        elif problems is not None:
-            problems.append(f"theme {name}: its name is not text ({called!r})")
+        except ValueError as e:
+            if problems is not None:
+                problems.append(f"theme {name}: {e}")
     return names
+
+
+def theme_name(file_name: str, data: dict) -> str:
+    """A theme's name: its `name`, else its file's; ValueError where the name is not text."""
+    called = data.get("name", Path(file_name).stem)
+    if not isinstance(called, str) or not called.strip():
+        raise ValueError(f"its name is not text ({called!r})")
+    return called

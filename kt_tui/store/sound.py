@@ -38,7 +38,8 @@ class DamagedSession(UserError):
     """A stored row that kt-tui did not write as it is."""
 
 
-def _quoted(name: str) -> str:
+def quoted(name: str) -> str:
+    """An SQL name quoted, as written in the table."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -46,7 +47,7 @@ def _problems(table: str, columns: dict[str, type]) -> list[tuple[str, str]]:
     """(SQL condition true for a bad value, what is wrong) for each column of `table`."""
     out = []
     for name, kind in columns.items():
-        q = _quoted(name)
+        q = quoted(name)
         allowed = ", ".join(f"'{k}'" for k in ("null", *_KINDS[kind]))
         out.append((f"typeof({q}) NOT IN ({allowed})", f"{name}: not {_NAMES[kind]}"))
         if name in REQUIRED.get(table, ()):
@@ -72,7 +73,7 @@ def check_session(
         where = "id = ?" if table == "sessions" else "session = ?"
         problems = _problems(table, {c: t for c, t in columns.items() if c in have})
         why = "CASE " + " ".join(f"WHEN {cond} THEN '{what}'" for cond, what in problems) + " END"
-        row_key = " || '/' || ".join(f"CAST({_quoted(k)} AS TEXT)" for k in keys)
+        row_key = " || '/' || ".join(f"CAST({quoted(k)} AS TEXT)" for k in keys)
         sql = (
             f"SELECT why, what FROM (SELECT {why} AS why, substr({row_key}, 1, 80) AS what "
             f"FROM [{table}] WHERE {where}) WHERE why IS NOT NULL LIMIT 1"

@@ -17,7 +17,7 @@ from .lock import SessionLocked, acquire, held_here, holder, lock_path, release
 from .refs import ReferenceFiles
 from .results import ResultStore
 from .rows import gate_from_row
-from .sound import check_session, no_version
+from .sound import check_session, no_version, quoted
 
 LISTED = 1000  # characters of each value sessions() reads
 
@@ -276,7 +276,7 @@ def _reads_files(plain: dict[str, Any]) -> bool:
 def _listed(name: str, kind: type | None) -> str:
     """A sessions column as the listing reads it: text cut to LISTED characters, a blob or a value
     of another type than the column's (a hand-edited file: resume and export refuse it) as NULL."""
-    q = '"' + name.replace('"', '""') + '"'  # the table's own column name
+    q = quoted(name)  # the table's own column name
     if kind is float:
         return f"CASE WHEN typeof({q}) IN ('real', 'integer') THEN {q} END"
     if kind is int:

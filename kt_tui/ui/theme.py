@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
 from textual.theme import Theme
 
 from ..config import config_dir
-from ..theme_files import theme_files
+from ..theme_files import theme_files, theme_name
 
 _FIELDS = {
     "primary",
@@ -36,13 +35,12 @@ def load_themes() -> tuple[list, list[str]]:
     for name, text in theme_files(config_dir() / "themes", problems):
         try:
             data = tomllib.loads(text)
-            theme_name = data.pop("name", Path(name).stem)
-            if not isinstance(theme_name, str) or not theme_name.strip():
-                raise ValueError(f"its name is not text ({theme_name!r})")
+            called = theme_name(name, data)
+            data.pop("name", None)
             unknown = set(data) - _FIELDS
             if unknown:
                 raise ValueError(f"unknown field {sorted(unknown)[0]!r}")
-            themes.append(Theme(name=theme_name, **data))
+            themes.append(Theme(name=called, **data))
         except (tomllib.TOMLDecodeError, ValueError, TypeError, RecursionError) as e:
             problems.append(f"theme {name}: {e}")
     return themes, problems
